@@ -1,0 +1,114 @@
+// `router classify`: one label per email, from arguments, a file, stdin, or one email per line.
+#include <iostream>
+
+#include <spdlog/spdlog.h>
+
+#include "atomic_file.h"
+#include "common.h"
+#include "errors.h"
+#include "parallel.h"
+
+namespace router::app {
+
+namespace {
+
+struct ClassifyOptions {
+  std::vector<std::string> texts;
+  std::string file;
+  bool lines = false;
+  std::string model;
+  int k = 0;
+  bool json = false;
+  int threads = 0;
+};
+
+std::string read_input(const std::string& file) {
+  if (file == "-") {
+    std::string all((std::istreambuf_iterator<char>(std::cin)), std::istreambuf_iterator<char>());
+    if (std::cin.bad()) throw IoError("cannot read standard input");
+    return all;
+  }
+  return read_file(file);
+}
+
+std::vector<std::string> split_lines(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    std::string line = text.substr(start, end - start);
+    if (line.find_first_not_of(" \t\r\f\v") != std::string::npos) out.push_back(std::move(line));
+    start = end + 1;
+  }
+  return out;
+}
+
+void run(const ClassifyOptions& o) {
+  if (!o.texts.empty() && !o.file.empty()) {
+    throw UsageError("give emails as arguments or with -f, not both");
+  }
+  std::vector<std::string> emails;
+  std::string source = "argument";
+  if (!o.texts.empty()) {
+    emails = o.texts;
+  } else {
+    const std::string file = o.file.empty() ? "-" : o.file;
+    source = file == "-" ? "stdin" : file;
+    std::string all = read_input(file);
+    if (o.lines) {
+      emails = split_lines(all);
+      if (emails.empty()) throw InputError(source + ": no non-empty lines");
+    } else {
+      emails.push_back(std::move(all));
+    }
+  }
+  const Model model = load_model_or_default(o.model);
+  // Name the offending email before any output.
+  for (size_t i = 0; i < emails.size(); ++i) {
+    if (model.tokenizer().encode(emails[i]).empty()) {
+      throw InputError(source + ": email " + std::to_string(i + 1) +
+                       " is empty (nothing but white space)");
+    }
+  }
+  const auto preds = model.predict_many(emails, o.threads);
+  std::string out;
+  for (size_t i = 0; i < preds.size(); ++i) {
+    const Prediction& p = preds[i];
+    if (p.truncated) {
+      spdlog::warn("{} email {}: longer than max_len = {} tokens; only the first {} are used",
+                   source, i + 1, model.config().max_len, model.config().max_len);
+    }
+    if (o.json) {
+      out += prediction_json(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size())).dump();
+    } else if (o.k > 0) {
+      const auto top = top_k(p, o.k);
+      for (size_t j = 0; j < top.size(); ++j) {
+        out += (j ? "\t" : "") + model.labels()[top[j]] + "\t" + format_fixed(p.probs[top[j]], 4);
+      }
+    } else {
+      out += model.labels()[p.label] + "\t" + format_fixed(p.confidence, 4);
+    }
+    out += '\n';
+  }
+  std::cout << out << std::flush;
+}
+
+}  // namespace
+
+void add_classify_command(CLI::App& app) {
+  auto opts = std::make_shared<ClassifyOptions>();
+  auto* cmd = app.add_subcommand("classify", "Label emails: LABEL<TAB>CONFIDENCE per email");
+  cmd->add_option("text", opts->texts, "Emails to classify, one per argument");
+  cmd->add_option("-f,--file", opts->file, "Read one email from FILE ('-' for stdin)");
+  cmd->add_flag("--lines", opts->lines, "Every non-empty line of the input is one email");
+  add_model_option(*cmd, opts->model);
+  cmd->add_option("-k,--top-k", opts->k, "Print the K best labels with their scores")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_flag("--json", opts->json, "One JSON object per email per line");
+  cmd->add_option("--threads", opts->threads, "Threads (default: all cores)")
+      ->check(CLI::Range(0, 256));
+  cmd->callback([opts] { run(*opts); });
+}
+
+}  // namespace router::app

@@ -1,0 +1,198 @@
+// `router train`: a new model from labelled JSON Lines / JSON array files. All options have
+// defaults (shown in --help) and can come from --config FILE.json; flags given on the command
+// line win over the file.
+#include <map>
+
+#include <spdlog/spdlog.h>
+
+#include "atomic_file.h"
+#include "common.h"
+#include "errors.h"
+#include "model_io.h"
+#include "progress.h"
+#include "sha256.h"
+#include "trainer.h"
+
+namespace router::app {
+
+namespace {
+
+struct TrainCli {
+  std::string train, valid, output, config;
+  std::string positional = "sinusoidal";
+  std::string labels;
+  double valid_share = 0.1;
+  bool record_time = false;
+  TrainOptions o;
+  std::map<std::string, CLI::Option*> by_key;  // JSON key -> option, for --config
+};
+
+// Values from --config for every option not given on the command line.
+void apply_config_file(TrainCli& t) {
+  nlohmann::json j;
+  try {
+    j = nlohmann::json::parse(read_file(t.config));
+  } catch (const nlohmann::json::exception& e) {
+    throw InputError(t.config + ": not valid JSON: " + e.what());
+  }
+  if (!j.is_object()) throw InputError(t.config + ": expected a JSON object of options");
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    auto opt = t.by_key.find(it.key());
+    if (opt == t.by_key.end()) throw InputError(t.config + ": /" + it.key() + ": unknown option");
+    if (opt->second->count() > 0) continue;  // the command line wins
+    const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    try {
+      opt->second->clear();
+      opt->second->add_result(value);
+      opt->second->run_callback();
+    } catch (const CLI::Error& e) {
+      throw InputError(t.config + ": /" + it.key() + ": " + e.what());
+    }
+  }
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size() && !s.empty()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    if (end > start) out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+nlohmann::json label_counts(const std::vector<Example>& examples) {
+  std::map<std::string, int> counts;
+  for (const auto& e : examples) ++counts[e.label];
+  return counts;
+}
+
+void run(TrainCli& t) {
+  if (!t.config.empty()) apply_config_file(t);
+  t.o.positional = positional_from_string(t.positional);
+  t.o.labels = split_list(t.labels);
+  if (!t.valid.empty() && same_file(t.train, t.valid)) {
+    spdlog::warn("--train and --valid are the same file: validation will not measure generalisation");
+  }
+  for (const std::string* in : {&t.train, &t.valid}) {
+    if (!in->empty() && same_file(*in, t.output)) {
+      throw UsageError("-o " + t.output + " would overwrite the input " + *in);
+    }
+  }
+  check_writable(t.output);  // fail now, not after an hour of training
+
+  std::vector<Example> train = read_examples(t.train);
+  std::vector<Example> valid;
+  if (!t.valid.empty()) {
+    valid = read_examples(t.valid);
+  } else {
+    holdout_split(train, t.valid_share, t.o.seed, valid);
+    spdlog::info("no --valid: holding out {} of {} examples (seed {})", valid.size(),
+                 train.size() + valid.size(), t.o.seed);
+  }
+  spdlog::info("training on {} examples, validating on {}; seed {}", train.size(), valid.size(),
+               t.o.seed);
+
+  ProgressBar bar("  step");
+  TrainHooks hooks;
+  hooks.on_step = [&](int done, int total) { bar.update(done, total); };
+  hooks.on_epoch = [&](const EpochReport& r) {
+    bar.clear();
+    spdlog::info(
+        "epoch {:>2}/{}  loss {:.4f}  acc {:.4f}  valid loss {:.4f}  valid acc {:.4f}  "
+        "{:.0f} ex/s  {:.1f}s elapsed  ETA {:.0f}s{}",
+        r.epoch, r.epochs, r.train_loss, r.train_accuracy, r.valid_loss, r.valid_accuracy,
+        r.examples_per_second, r.elapsed, r.eta, r.best ? "  *best" : "");
+  };
+  TrainResult result;
+  Model model = train_model(train, valid, t.o, hooks, result);
+  spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
+               result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
+               result.ece_after);
+
+  uint64_t size = 0;
+  nlohmann::json meta;
+  meta["trained_by"] = "router train";
+  meta["train_file"] = {{"name", t.train}, {"sha256", sha256_file(t.train, &size)}};
+  meta["train_file"]["bytes"] = size;
+  if (!t.valid.empty()) {
+    meta["valid_file"] = {{"name", t.valid}, {"sha256", sha256_file(t.valid, &size)}};
+    meta["valid_file"]["bytes"] = size;
+  } else {
+    meta["valid_file"] = {{"held_out_share", t.valid_share}};
+  }
+  meta["label_counts"] = label_counts(train);
+  meta["train_examples"] = train.size();
+  meta["valid_examples"] = valid.size();
+  meta["options"] = options_json(t.o);
+  meta["seed"] = t.o.seed;
+  meta["best_epoch"] = result.best_epoch;
+  meta["valid_metrics"] = {{"accuracy", result.valid_accuracy},
+                           {"loss", result.valid_loss},
+                           {"ece_before_calibration", result.ece_before},
+                           {"ece_after_calibration", result.ece_after},
+                           {"temperature", result.temperature}};
+  // Wall-clock values would make two identical trainings differ, so they are opt-in.
+  if (t.record_time) meta["training_seconds"] = result.seconds;
+  model.mutable_metadata() = meta;
+  save_model(model, t.output);
+  spdlog::info("wrote {} ({:.1f}s)", t.output, result.seconds);
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto t = std::make_shared<TrainCli>();
+  auto* cmd = app.add_subcommand("train", "Train a model on labelled emails");
+  auto& o = t->o;
+  cmd->add_option("--train", t->train, "Training data: JSON Lines or a JSON array of {text, label}")
+      ->required()->check(CLI::ExistingFile);
+  cmd->add_option("--valid", t->valid, "Validation data (default: hold out --valid-share of --train)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("-o,--output", t->output, "Where to write the model (JSON)")->required();
+  cmd->add_option("--config", t->config, "Options from a JSON object; flags override it")
+      ->check(CLI::ExistingFile);
+  auto add = [&](const char* flag, const char* key, auto& var, const char* help) {
+    CLI::Option* opt = cmd->add_option(flag, var, help)->capture_default_str();
+    t->by_key[key] = opt;
+    return opt;
+  };
+  add("--d-model", "d_model", o.d_model, "Model width")->check(CLI::Range(1, 4096));
+  add("--heads", "heads", o.n_heads, "Attention heads (must divide --d-model)")
+      ->check(CLI::Range(1, 256));
+  add("--layers", "layers", o.n_layers, "Encoder blocks")->check(CLI::Range(0, 64));
+  add("--d-ff", "d_ff", o.d_ff, "Feed-forward width")->check(CLI::Range(1, 16384));
+  add("--max-len", "max_len", o.max_len, "Tokens kept per email (the first ones)")
+      ->check(CLI::Range(1, 8192));
+  add("--positional", "positional", t->positional, "sinusoidal or none")
+      ->check(CLI::IsMember({"sinusoidal", "none"}));
+  add("--vocab-size", "vocab_size", o.vocab_size, "Subword vocabulary size")
+      ->check(CLI::Range(300, 1 << 20));
+  add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));
+  add("--batch-size", "batch_size", o.batch_size, "Emails per step")->check(CLI::Range(1, 65536));
+  add("--lr", "lr", o.lr, "Peak learning rate")->check(CLI::Range(0.0, 10.0));
+  add("--weight-decay", "weight_decay", o.weight_decay, "AdamW decoupled weight decay")
+      ->check(CLI::Range(0.0, 10.0));
+  add("--dropout", "dropout", o.dropout, "Dropout on embeddings, attention and residuals")
+      ->check(CLI::Range(0.0, 0.95));
+  add("--label-smoothing", "label_smoothing", o.label_smoothing, "Label smoothing")
+      ->check(CLI::Range(0.0, 0.99));
+  add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")
+      ->check(CLI::Range(0.0, 1.0));
+  add("--patience", "patience", o.patience, "Stop after this many epochs without improvement")
+      ->check(CLI::Range(1, 100000));
+  add("--clip", "clip", o.clip, "Max global gradient norm (0 = off)")->check(CLI::Range(0.0, 1e6));
+  add("--seed", "seed", o.seed, "Random seed (initialisation, shuffling, dropout)");
+  add("--threads", "threads", o.threads, "Threads (0 = all cores); never changes the result")
+      ->check(CLI::Range(0, 256));
+  add("--labels", "labels", t->labels, "Comma-separated label order (default: sorted)");
+  add("--valid-share", "valid_share", t->valid_share, "Held-out share when --valid is absent")
+      ->check(CLI::Range(0.01, 0.5));
+  cmd->add_flag("--record-time", t->record_time,
+                "Store the training time in the metadata (the file then differs run to run)");
+  cmd->callback([t] { run(*t); });
+}
+
+}  // namespace router::app

@@ -1,0 +1,46 @@
+#include "common.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+
+#include "builtin_model.h"
+#include "errors.h"
+#include "model_io.h"
+
+namespace router::app {
+
+void add_model_option(CLI::App& cmd, std::string& path) {
+  cmd.add_option("-m,--model", path, "Model file (JSON); default: the built-in Crumb model");
+}
+
+Model load_model_or_default(const std::string& path) {
+  if (!path.empty()) return load_model(path);
+  if (auto model = builtin_model()) return std::move(*model);
+  throw UsageError("no model: this router has no built-in model; pass -m/--model FILE");
+}
+
+std::vector<int> top_k(const Prediction& p, int k) {
+  std::vector<int> order(p.probs.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return p.probs[a] > p.probs[b]; });
+  order.resize(std::min<size_t>(order.size(), static_cast<size_t>(std::max(k, 0))));
+  return order;
+}
+
+std::string format_fixed(double v, int decimals) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+  return buf;
+}
+
+nlohmann::json prediction_json(const Model& model, const Prediction& p, int k) {
+  nlohmann::json top = nlohmann::json::array();
+  for (int i : top_k(p, k)) {
+    top.push_back({{"label", model.labels()[i]}, {"score", p.probs[i]}});
+  }
+  return {{"label", model.labels()[p.label]}, {"confidence", p.confidence}, {"top_k", top}};
+}
+
+}  // namespace router::app

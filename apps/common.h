@@ -1,0 +1,34 @@
+// What the subcommands share: the -m/--model option and its default (the built-in model),
+// output helpers, and the registration functions each command file provides.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "model.h"
+
+namespace router::app {
+
+// Adds -m/--model to `cmd`, bound to `path`.
+void add_model_option(CLI::App& cmd, std::string& path);
+// Loads `path`, or the built-in model when it is empty.
+Model load_model_or_default(const std::string& path);
+
+// {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first.
+nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);
+// Indices of the k most probable labels, best first (ties: lower index first).
+std::vector<int> top_k(const Prediction& p, int k);
+// Fixed decimals, e.g. format_fixed(0.98765, 4) == "0.9877".
+std::string format_fixed(double v, int decimals);
+
+void add_classify_command(CLI::App& app);
+void add_info_command(CLI::App& app);
+void add_positions_command(CLI::App& app);
+void add_train_command(CLI::App& app);
+void add_batch_command(CLI::App& app);
+void add_eval_command(CLI::App& app);
+void add_demo_command(CLI::App& app);
+
+}  // namespace router::app

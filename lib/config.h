@@ -1,0 +1,32 @@
+// The architecture of one model: what the model file's "config" holds, plus the sizes that come
+// from the tokenizer and the label list. validate() enforces the ranges of docs/model-format.md
+// before anything is allocated from them.
+#pragma once
+
+#include <string>
+
+namespace router {
+
+enum class Positional { kSinusoidal, kNone };
+
+struct Config {
+  int d_model = 64;
+  int n_heads = 4;
+  int n_layers = 2;
+  int d_ff = 256;
+  int max_len = 128;
+  Positional positional = Positional::kSinusoidal;
+  int vocab_size = 0;  // from the tokenizer
+  int num_labels = 0;  // from the label list
+
+  int head_dim() const { return d_model / n_heads; }
+};
+
+std::string to_string(Positional p);
+// Throws UsageError naming the option for an unknown name.
+Positional positional_from_string(const std::string& name);
+
+// Throws ModelError("<where>: /config/<field>: ...") on the first value out of range.
+void validate(const Config& config, const std::string& where);
+
+}  // namespace router

@@ -1,0 +1,65 @@
+// Reading records from JSON Lines or a JSON array (told apart by the first non-blank byte).
+// JSON Lines is streamed one line at a time, so memory stays flat for any file size; a JSON array
+// is read whole. Every error names the file and the line (JSON Lines) or array index.
+#pragma once
+
+#include <cstdint>
+#include <fstream>
+#include <istream>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace router {
+
+enum class DataFormat { kJsonLines, kJsonArray };
+
+struct Record {
+  nlohmann::ordered_json value;  // the object, keys in input order
+  int64_t position = 0;          // 1-based line (JSON Lines) or 0-based array index
+  std::string where;             // "file:line 12" or "file:[3]", for messages
+};
+
+class RecordReader {
+ public:
+  // `path` "-" is stdin. Throws IoError if unreadable.
+  explicit RecordReader(const std::string& path);
+  ~RecordReader();
+  RecordReader(const RecordReader&) = delete;
+  RecordReader& operator=(const RecordReader&) = delete;
+
+  // Next record; false at the end. Throws InputError for a malformed line or a value that is not
+  // an object. Blank lines are skipped.
+  bool next(Record& record);
+  DataFormat format() const { return format_; }
+  const std::string& name() const { return name_; }
+
+ private:
+  std::string name_;
+  std::ifstream file_;
+  std::istream* in_;
+  DataFormat format_ = DataFormat::kJsonLines;
+  int64_t line_ = 0;
+  nlohmann::ordered_json array_;  // the whole array, for kJsonArray
+  size_t array_pos_ = 0;
+  std::string buffer_;
+};
+
+// A labelled example for training and evaluation.
+struct Example {
+  std::string text;
+  std::string label;
+  std::string pair;  // "" when the record has no pair id
+  std::string where;
+};
+
+// Reads every record; each must have a non-empty string "text" and a string "label" (unless
+// `need_label` is false). Throws InputError naming file and line. An empty file is an error.
+std::vector<Example> read_examples(const std::string& path, bool need_label = true);
+
+// The string field `key` of a record, or an InputError naming the record.
+const std::string& text_field(const Record& record, const char* key = "text");
+
+}  // namespace router

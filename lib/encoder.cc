@@ -1,0 +1,179 @@
+#include "encoder.h"
+
+#include <algorithm>
+
+#include "text/tokenizer.h"
+
+namespace router {
+
+Batch make_batch(const std::vector<const std::vector<int32_t>*>& sequences) {
+  Batch batch;
+  batch.B = static_cast<int>(sequences.size());
+  for (const auto* s : sequences) batch.T = std::max(batch.T, static_cast<int>(s->size()));
+  batch.ids.assign(static_cast<size_t>(batch.B) * batch.T, kPadId);
+  for (int b = 0; b < batch.B; ++b) {
+    const auto& s = *sequences[b];
+    std::copy(s.begin(), s.end(), batch.ids.begin() + static_cast<size_t>(b) * batch.T);
+    batch.lengths.push_back(static_cast<int>(s.size()));
+  }
+  return batch;
+}
+
+namespace {
+
+// Dropout sites: each gets its own stream per email.
+int site_of(int layer, int which) { return 3 + layer * 3 + which; }
+constexpr int kSiteEmbed = 0;
+
+template <typename S>
+void apply_dropout(const DropoutSpec& spec, int site, const Batch& batch, Mat<S>& x,
+                   Mat<S>& mask) {
+  if (spec.p <= 0) {
+    mask.resize(0, 0);
+    return;
+  }
+  mask.resize(x.rows(), x.cols());
+  dropout_mask(spec, site, batch.T, batch.lengths, mask);
+  x.array() *= mask.array();
+}
+
+}  // namespace
+
+template <typename S>
+void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& positions,
+                     const Batch& batch, double dropout, ForwardCache<S>& cache) {
+  const int D = c.d_model, T = batch.T, N = batch.B * T;
+  const DropoutSpec spec{dropout, &batch.keys};
+
+  // x0 = E[ids] + P[0:T]; padding rows are left at 0.
+  cache.x0.setZero(N, D);
+  for (int b = 0; b < batch.B; ++b) {
+    for (int t = 0; t < batch.lengths[b]; ++t) {
+      cache.x0.row(b * T + t) = P.embed.row(batch.ids[b * T + t]);
+      if (c.positional == Positional::kSinusoidal) cache.x0.row(b * T + t) += positions.row(t);
+    }
+  }
+  Mat<S> x = cache.x0;
+  apply_dropout(spec, kSiteEmbed, batch, x, cache.drop0);
+
+  cache.blocks.resize(c.n_layers);
+  Mat<S> tmp;
+  for (int l = 0; l < c.n_layers; ++l) {
+    const auto& W = P.layers[l];
+    auto& k = cache.blocks[l];
+    k.x_in = x;
+    // x = x + dropout(Attn(LN1(x)))
+    layernorm_forward(k.x_in, W.ln1_w, W.ln1_b, k.u1, k.ln1);
+    attention_forward(k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, spec, site_of(l, 0),
+                      k.attn_out, k.attn);
+    tmp = k.attn_out;
+    apply_dropout(spec, site_of(l, 1), batch, tmp, k.drop1);
+    k.h = k.x_in + tmp;
+    // x = x + dropout(FFN(LN2(x)))
+    layernorm_forward(k.h, W.ln2_w, W.ln2_b, k.u2, k.ln2);
+    linear_forward(k.u2, W.fc1_w, &W.fc1_b, k.pre);
+    gelu_forward(k.pre, k.act);
+    linear_forward(k.act, W.fc2_w, &W.fc2_b, k.ff_out);
+    tmp = k.ff_out;
+    apply_dropout(spec, site_of(l, 2), batch, tmp, k.drop2);
+    x = k.h + tmp;
+  }
+  cache.x_final = std::move(x);
+  layernorm_forward(cache.x_final, P.norm_w, P.norm_b, cache.z, cache.lnf);
+  mean_pool_forward(cache.z, T, batch.lengths, cache.pooled);
+  linear_forward(cache.pooled, P.cls_w, &P.cls_b, cache.logits);
+}
+
+template <typename S>
+void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, double dropout,
+                      const ForwardCache<S>& cache, const Mat<S>& dlogits, Params<S>& G) {
+  const int D = c.d_model, T = batch.T, N = batch.B * T;
+  (void)dropout;
+  // logits = pooled Wc^T + bc
+  Mat<S> dpooled = Mat<S>::Zero(batch.B, D);
+  linear_backward(dlogits, cache.pooled, P.cls_w, &dpooled, G.cls_w, &G.cls_b);
+  // pooled = mean_{t < len} z_t
+  Mat<S> dz = Mat<S>::Zero(N, D);
+  mean_pool_backward(dpooled, T, batch.lengths, dz);
+  // z = LNf(x_final)
+  Mat<S> dx = Mat<S>::Zero(N, D);
+  layernorm_backward(dz, cache.x_final, P.norm_w, cache.lnf, dx, G.norm_w, G.norm_b);
+
+  Mat<S> dbranch, dact, dpre, du;
+  for (int l = c.n_layers - 1; l >= 0; --l) {
+    const auto& W = P.layers[l];
+    auto& g = G.layers[l];
+    const auto& k = cache.blocks[l];
+    // x = h + dropout(ff_out): dh gets dx, the branch gets dx * mask
+    dbranch = k.drop2.size() ? Mat<S>(dx.array() * k.drop2.array()) : dx;
+    // ff_out = act W2^T + b2
+    dact.setZero(N, c.d_ff);
+    linear_backward(dbranch, k.act, W.fc2_w, &dact, g.fc2_w, &g.fc2_b);
+    // act = GELU(pre)
+    dpre.setZero(N, c.d_ff);
+    gelu_backward(dact, k.pre, dpre);
+    // pre = u2 W1^T + b1
+    du.setZero(N, D);
+    linear_backward(dpre, k.u2, W.fc1_w, &du, g.fc1_w, &g.fc1_b);
+    // u2 = LN2(h); dx now holds dh
+    layernorm_backward(du, k.h, W.ln2_w, k.ln2, dx, g.ln2_w, g.ln2_b);
+    // h = x_in + dropout(attn_out)
+    dbranch = k.drop1.size() ? Mat<S>(dx.array() * k.drop1.array()) : dx;
+    du.setZero(N, D);
+    attention_backward(dbranch, k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, k.attn, du,
+                       g.qkv_w, g.out_w);
+    // u1 = LN1(x_in); dx now holds dx_in
+    layernorm_backward(du, k.x_in, W.ln1_w, k.ln1, dx, g.ln1_w, g.ln1_b);
+  }
+  // x = dropout(x0); x0 = E[ids] + P
+  if (cache.drop0.size()) dx.array() *= cache.drop0.array();
+  for (int b = 0; b < batch.B; ++b) {
+    for (int t = 0; t < batch.lengths[b]; ++t) {
+      G.embed.row(batch.ids[b * T + t]) += dx.row(b * T + t);
+    }
+  }
+}
+
+template void encoder_forward<float>(const Params<float>&, const Config&, const Mat<float>&,
+                                     const Batch&, double, ForwardCache<float>&);
+template void encoder_forward<double>(const Params<double>&, const Config&, const Mat<double>&,
+                                      const Batch&, double, ForwardCache<double>&);
+template void encoder_backward<float>(const Params<float>&, const Config&, const Batch&, double,
+                                      const ForwardCache<float>&, const Mat<float>&,
+                                      Params<float>&);
+template void encoder_backward<double>(const Params<double>&, const Config&, const Batch&, double,
+                                       const ForwardCache<double>&, const Mat<double>&,
+                                       Params<double>&);
+
+}  // namespace router
+
+#include <numeric>
+
+#include "parallel.h"
+
+namespace router {
+
+Mat<float> infer_logits(const Params<float>& params, const Config& config,
+                        const Mat<float>& positions,
+                        const std::vector<std::vector<int32_t>>& sequences, int threads) {
+  constexpr int kBatch = 32;
+  const int n = static_cast<int>(sequences.size());
+  std::vector<int> order(n);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    return sequences[a].size() < sequences[b].size();
+  });
+  Mat<float> out(n, config.num_labels);
+  const int n_batches = (n + kBatch - 1) / kBatch;
+  parallel_for(n_batches, threads, [&](int k) {
+    const int lo = k * kBatch, hi = std::min(n, lo + kBatch);
+    std::vector<const std::vector<int32_t>*> seqs;
+    for (int j = lo; j < hi; ++j) seqs.push_back(&sequences[order[j]]);
+    ForwardCache<float> cache;
+    encoder_forward(params, config, positions, make_batch(seqs), 0.0, cache);
+    for (int j = lo; j < hi; ++j) out.row(order[j]) = cache.logits.row(j - lo);
+  });
+  return out;
+}
+
+}  // namespace router

@@ -1,0 +1,79 @@
+// The whole encoder over a padded batch: embeddings + positions -> L pre-norm blocks -> final
+// norm -> mean pooling -> classifier. forward() fills a cache with every intermediate (explain
+// reads the attention maps from it); backward() walks the same layers in exact reverse order and
+// accumulates into a gradient Params. Legend: B emails, T padded length, D d_model, K labels.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "config.h"
+#include "layers.h"
+#include "params.h"
+
+namespace router {
+
+// A padded batch of token ids. Email b owns ids[b*T .. b*T+T-1]; its first lengths[b] are real.
+struct Batch {
+  int B = 0, T = 0;
+  std::vector<int32_t> ids;       // (B*T), padded with kPadId
+  std::vector<int> lengths;       // (B), each in 1..T
+  std::vector<int> targets;       // (B), training only
+  std::vector<uint64_t> keys;     // (B), dropout stream of each email, training only
+};
+
+// Packs id sequences (each non-empty) into a batch padded to the longest.
+Batch make_batch(const std::vector<const std::vector<int32_t>*>& sequences);
+
+template <typename S>
+struct BlockCache {
+  Mat<S> x_in;               // (N, D) block input
+  LayerNormCache<S> ln1;
+  Mat<S> u1;                 // (N, D)
+  AttentionCache<S> attn;
+  Mat<S> attn_out;           // (N, D) before dropout
+  Mat<S> drop1;              // (N, D) dropout mask, empty when off
+  Mat<S> h;                  // (N, D) after the first residual
+  LayerNormCache<S> ln2;
+  Mat<S> u2;                 // (N, D)
+  Mat<S> pre;                // (N, F) before GELU
+  Mat<S> act;                // (N, F) after GELU
+  Mat<S> ff_out;             // (N, D) before dropout
+  Mat<S> drop2;              // (N, D)
+};
+
+template <typename S>
+struct ForwardCache {
+  Mat<S> x0;                 // (N, D) embeddings + positions, before dropout
+  Mat<S> drop0;              // (N, D)
+  std::vector<BlockCache<S>> blocks;
+  Mat<S> x_final;            // (N, D) input of the final norm
+  LayerNormCache<S> lnf;
+  Mat<S> z;                  // (N, D)
+  Mat<S> pooled;             // (B, D)
+  Mat<S> logits;             // (B, K)
+};
+
+// positions: (>= T, D) sinusoid table, ignored when config.positional is none.
+// dropout p = 0 for inference. Returns nothing; results are in cache.logits.
+template <typename S>
+void encoder_forward(const Params<S>& params, const Config& config, const Mat<S>& positions,
+                     const Batch& batch, double dropout, ForwardCache<S>& cache);
+
+// dlogits: (B, K) -> grads += d loss / d params.
+template <typename S>
+void encoder_backward(const Params<S>& params, const Config& config, const Batch& batch,
+                      double dropout, const ForwardCache<S>& cache, const Mat<S>& dlogits,
+                      Params<S>& grads);
+
+}  // namespace router
+
+namespace router {
+
+// Logits (n, K) of many encoded emails, in input order. Emails of similar length are batched
+// together (fixed batches, decided by the input alone), batches run on `threads` threads.
+Mat<float> infer_logits(const Params<float>& params, const Config& config,
+                        const Mat<float>& positions,
+                        const std::vector<std::vector<int32_t>>& sequences, int threads);
+
+}  // namespace router

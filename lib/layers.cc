@@ -1,0 +1,265 @@
+#include "layers.h"
+
+#include <cmath>
+
+#include "rng.h"
+
+namespace router {
+
+template <typename S>
+void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
+                  Mat<S>& mask) {
+  const S keep_scale = static_cast<S>(1.0 / (1.0 - spec.p));
+  mask.setZero();
+  const Eigen::Index cols = mask.cols();
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    Rng rng(mix64((*spec.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)));
+    for (int t = 0; t < lengths[b]; ++t) {
+      for (Eigen::Index c = 0; c < cols; ++c) {
+        mask(b * T + t, c) = rng.uniform() < spec.p ? S(0) : keep_scale;
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layer norm
+
+template <typename S>
+void layernorm_forward(const Mat<S>& x, const Vec<S>& w, const Vec<S>& b, Mat<S>& y,
+                       LayerNormCache<S>& cache) {
+  const Eigen::Index N = x.rows(), D = x.cols();
+  y.resize(N, D);
+  cache.mean.resize(N);
+  cache.rstd.resize(N);
+  for (Eigen::Index i = 0; i < N; ++i) {
+    const auto row = x.row(i);
+    const S mean = row.mean();
+    const S var = (row.array() - mean).square().mean();  // biased, as PyTorch
+    const S rstd = S(1) / std::sqrt(var + S(1e-5));
+    cache.mean(i) = mean;
+    cache.rstd(i) = rstd;
+    y.row(i) = ((row.array() - mean) * rstd * w.transpose().array() + b.transpose().array()).matrix();
+  }
+}
+
+template <typename S>
+void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
+                        const LayerNormCache<S>& cache, Mat<S>& dx, Vec<S>& dw, Vec<S>& db) {
+  const Eigen::Index N = x.rows(), D = x.cols();
+  for (Eigen::Index i = 0; i < N; ++i) {
+    const S mean = cache.mean(i), rstd = cache.rstd(i);
+    // xhat = (x - mean) * rstd; y = xhat * w + b
+    RowVec<S> xhat = (x.row(i).array() - mean) * rstd;
+    dw += (dy.row(i).array() * xhat.array()).matrix().transpose();
+    db += dy.row(i).transpose();
+    // dxhat = dy * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+    RowVec<S> dxhat = dy.row(i).array() * w.transpose().array();
+    const S mean_dxhat = dxhat.sum() / S(D);
+    const S mean_dxhat_xhat = (dxhat.array() * xhat.array()).sum() / S(D);
+    dx.row(i).array() += rstd * (dxhat.array() - mean_dxhat - xhat.array() * mean_dxhat_xhat);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linear
+
+template <typename S>
+void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y) {
+  y.noalias() = x * W.transpose();
+  if (b) y.rowwise() += b->transpose();
+}
+
+template <typename S>
+void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
+                     Vec<S>* db) {
+  // y = x W^T + b  =>  dx = dy W, dW = dy^T x, db = sum over rows of dy
+  if (dx) dx->noalias() += dy * W;
+  dW.noalias() += dy.transpose() * x;
+  if (db) *db += dy.colwise().sum().transpose();
+}
+
+// ---------------------------------------------------------------------------------------------
+// GELU
+
+template <typename S>
+void gelu_forward(const Mat<S>& x, Mat<S>& y) {
+  const S inv_sqrt2 = S(0.70710678118654752440);
+  y = x.unaryExpr([&](S v) { return S(0.5) * v * (S(1) + std::erf(v * inv_sqrt2)); });
+}
+
+template <typename S>
+void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx) {
+  // d/dx [0.5 x (1 + erf(x/sqrt2))] = 0.5 (1 + erf(x/sqrt2)) + x * N(x), N the standard normal pdf
+  const S inv_sqrt2 = S(0.70710678118654752440);
+  const S inv_sqrt2pi = S(0.39894228040143267794);
+  dx.array() += dy.array() * x.array().unaryExpr([&](S v) {
+    return S(0.5) * (S(1) + std::erf(v * inv_sqrt2)) + v * inv_sqrt2pi * std::exp(S(-0.5) * v * v);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-head self-attention
+
+template <typename S>
+void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
+                       int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
+                       int site, Mat<S>& out, AttentionCache<S>& cache) {
+  const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(Dh));  // keeps score variance independent of Dh
+  cache.qkv.noalias() = u * W_qkv.transpose();  // (N, 3D)
+  cache.concat.setZero(u.rows(), D);
+  cache.probs.resize(static_cast<size_t>(B) * n_heads);
+  cache.drop.resize(dropout.p > 0 ? static_cast<size_t>(B) * n_heads : 0);
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b];  // real tokens; keys beyond n are masked by never being read
+    Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1))
+                          : 0);
+    for (int h = 0; h < n_heads; ++h) {
+      const auto q = cache.qkv.block(b * T, h * Dh, n, Dh);
+      const auto k = cache.qkv.block(b * T, D + h * Dh, n, Dh);
+      const auto v = cache.qkv.block(b * T, 2 * D + h * Dh, n, Dh);
+      Mat<S>& p = cache.probs[b * n_heads + h];
+      p.noalias() = (q * k.transpose()) * scale;  // (n, n)
+      for (int i = 0; i < n; ++i) {
+        // Max-subtracted softmax: exp never overflows.
+        const S mx = p.row(i).maxCoeff();
+        p.row(i) = (p.row(i).array() - mx).exp().matrix();
+        p.row(i) /= p.row(i).sum();
+      }
+      auto o = cache.concat.block(b * T, h * Dh, n, Dh);
+      if (dropout.p > 0) {
+        Mat<S>& m = cache.drop[b * n_heads + h];
+        m.resize(n, n);
+        const S keep_scale = static_cast<S>(1.0 / (1.0 - dropout.p));
+        for (Eigen::Index i = 0; i < m.size(); ++i) {
+          m.data()[i] = rng.uniform() < dropout.p ? S(0) : keep_scale;
+        }
+        o.noalias() = (p.array() * m.array()).matrix() * v;
+      } else {
+        o.noalias() = p * v;
+      }
+    }
+  }
+  out.noalias() = cache.concat * W_o.transpose();
+}
+
+template <typename S>
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
+                        const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
+                        const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o) {
+  const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(Dh));
+  // out = concat W_o^T
+  dW_o.noalias() += dout.transpose() * cache.concat;
+  Mat<S> dconcat = dout * W_o;
+  Mat<S> dqkv = Mat<S>::Zero(u.rows(), 3 * D);
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b];
+    for (int h = 0; h < n_heads; ++h) {
+      const auto q = cache.qkv.block(b * T, h * Dh, n, Dh);
+      const auto k = cache.qkv.block(b * T, D + h * Dh, n, Dh);
+      const auto v = cache.qkv.block(b * T, 2 * D + h * Dh, n, Dh);
+      const Mat<S>& p = cache.probs[b * n_heads + h];
+      const auto d_o = dconcat.block(b * T, h * Dh, n, Dh);
+      const bool dropped = !cache.drop.empty();
+      // o = pd v, with pd = p * mask
+      Mat<S> pd = dropped ? Mat<S>(p.array() * cache.drop[b * n_heads + h].array()) : p;
+      dqkv.block(b * T, 2 * D + h * Dh, n, Dh).noalias() += pd.transpose() * d_o;
+      Mat<S> dp = d_o * v.transpose();
+      if (dropped) dp.array() *= cache.drop[b * n_heads + h].array();
+      // p = softmax(s): ds = p * (dp - rowsum(dp * p))
+      Vec<S> dot = (dp.array() * p.array()).rowwise().sum();
+      Mat<S> ds = p.array() * (dp.array().colwise() - dot.array());
+      // s = q k^T * scale
+      dqkv.block(b * T, h * Dh, n, Dh).noalias() += (ds * k) * scale;
+      dqkv.block(b * T, D + h * Dh, n, Dh).noalias() += (ds.transpose() * q) * scale;
+    }
+  }
+  // qkv = u W_qkv^T
+  dW_qkv.noalias() += dqkv.transpose() * u;
+  du.noalias() += dqkv * W_qkv;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mean pooling
+
+template <typename S>
+void mean_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, Mat<S>& pooled) {
+  const int B = static_cast<int>(lengths.size());
+  pooled.setZero(B, z.cols());
+  for (int b = 0; b < B; ++b) {
+    pooled.row(b) = z.block(b * T, 0, lengths[b], z.cols()).colwise().sum() / S(lengths[b]);
+  }
+}
+
+template <typename S>
+void mean_pool_backward(const Mat<S>& dpooled, int T, const std::vector<int>& lengths, Mat<S>& dz) {
+  const int B = static_cast<int>(lengths.size());
+  for (int b = 0; b < B; ++b) {
+    // pooled_b = (1/n) sum_{t<n} z_t
+    const RowVec<S> g = dpooled.row(b) / S(lengths[b]);
+    for (int t = 0; t < lengths[b]; ++t) dz.row(b * T + t) += g;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax cross-entropy with label smoothing
+
+template <typename S>
+Vec<S> softmax(const Vec<S>& logits, double temperature) {
+  Vec<S> scaled = logits / static_cast<S>(temperature);
+  const S mx = scaled.maxCoeff();
+  Vec<S> e = (scaled.array() - mx).exp();
+  return e / e.sum();
+}
+
+template <typename S>
+double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, double smoothing,
+                    Mat<S>& dlogits) {
+  const Eigen::Index B = logits.rows(), K = logits.cols();
+  dlogits.resize(B, K);
+  double loss = 0;
+  for (Eigen::Index b = 0; b < B; ++b) {
+    const S mx = logits.row(b).maxCoeff();
+    const S lse = mx + std::log((logits.row(b).array() - mx).exp().sum());
+    // q = (1 - eps) onehot + eps / K; loss = -sum q log p
+    const double off = smoothing / K, on = 1.0 - smoothing + off;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const double logp = static_cast<double>(logits(b, k) - lse);
+      const double q = (k == targets[b]) ? on : off;
+      loss -= q * logp;
+      dlogits(b, k) = static_cast<S>((std::exp(logp) - q) / B);
+    }
+  }
+  return loss / B;
+}
+
+#define ROUTER_INSTANTIATE_LAYERS(S)                                                            \
+  template void dropout_mask<S>(const DropoutSpec&, int, int, const std::vector<int>&, Mat<S>&); \
+  template void layernorm_forward<S>(const Mat<S>&, const Vec<S>&, const Vec<S>&, Mat<S>&,     \
+                                     LayerNormCache<S>&);                                      \
+  template void layernorm_backward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>&,             \
+                                      const LayerNormCache<S>&, Mat<S>&, Vec<S>&, Vec<S>&);    \
+  template void linear_forward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*, Mat<S>&);       \
+  template void linear_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, Mat<S>*,       \
+                                   Mat<S>&, Vec<S>*);                                          \
+  template void gelu_forward<S>(const Mat<S>&, Mat<S>&);                                       \
+  template void gelu_backward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                       \
+  template void attention_forward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,    \
+                                     const std::vector<int>&, const DropoutSpec&, int, Mat<S>&, \
+                                     AttentionCache<S>&);                                      \
+  template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&,             \
+                                      const Mat<S>&, int, int, const std::vector<int>&,        \
+                                      const AttentionCache<S>&, Mat<S>&, Mat<S>&, Mat<S>&);    \
+  template void mean_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);    \
+  template void mean_pool_backward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);   \
+  template Vec<S> softmax<S>(const Vec<S>&, double);                                           \
+  template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);
+
+ROUTER_INSTANTIATE_LAYERS(float)
+ROUTER_INSTANTIATE_LAYERS(double)
+
+}  // namespace router

@@ -1,0 +1,96 @@
+// The layers of the encoder, each as a forward that caches what its backward needs, followed by
+// that backward, which ACCUMULATES (+=) into the gradients it is given. Shapes use the legend of
+// docs/architecture.md: N rows (= B*T tokens), D d_model, H heads, Dh = D/H, F d_ff, K labels.
+// Activations of a batch are stacked: email b owns rows b*T .. b*T+T-1, of which the first
+// lengths[b] are real tokens and the rest padding.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "tensor.h"
+
+namespace router {
+
+// Inverted dropout masks, drawn from a stream that depends only on (key, site), never on
+// threads or batch composition, so training is reproducible for any thread count.
+struct DropoutSpec {
+  double p = 0.0;                     // drop probability; 0 = off
+  const std::vector<uint64_t>* keys;  // one key per email of the batch
+};
+
+// mask: (N, C), filled row by row per email with 0 or 1/(1-p).
+template <typename S>
+void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
+                  Mat<S>& mask);
+
+// ---- layer norm: y = (x - mean) / sqrt(var + eps) * w + b, over each row ----
+template <typename S>
+struct LayerNormCache {
+  Vec<S> mean, rstd;  // (N)
+};
+// x: (N, D) -> y: (N, D)
+template <typename S>
+void layernorm_forward(const Mat<S>& x, const Vec<S>& w, const Vec<S>& b, Mat<S>& y,
+                       LayerNormCache<S>& cache);
+// dy: (N, D) -> dx += (N, D), dw += (D), db += (D)
+template <typename S>
+void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
+                        const LayerNormCache<S>& cache, Mat<S>& dx, Vec<S>& dw, Vec<S>& db);
+
+// ---- linear: y = x W^T + b ----
+// x: (N, In), W: (Out, In), b: (Out) or null -> y: (N, Out)
+template <typename S>
+void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y);
+// dy: (N, Out) -> dx += (N, In) (skipped if null), dW += (Out, In), db += (Out) (if non-null)
+template <typename S>
+void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
+                     Vec<S>* db);
+
+// ---- GELU, exact: 0.5 x (1 + erf(x / sqrt 2)) ----
+// x: (N, F) -> y: (N, F)
+template <typename S>
+void gelu_forward(const Mat<S>& x, Mat<S>& y);
+// dy: (N, F) -> dx += (N, F)
+template <typename S>
+void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx);
+
+// ---- multi-head self-attention with a key padding mask ----
+template <typename S>
+struct AttentionCache {
+  Mat<S> qkv;                // (N, 3D)
+  std::vector<Mat<S>> probs; // B*H of (len_b, len_b): softmax before dropout
+  std::vector<Mat<S>> drop;  // B*H dropout masks on probs (empty when dropout is off)
+  Mat<S> concat;             // (N, D): heads side by side, before W_o; padding rows are 0
+};
+// u: (N, D), W_qkv: (3D, D), W_o: (D, D) -> out: (N, D). Padding rows are not queried (their
+// output is 0) and are masked as keys, so they never reach a real token.
+template <typename S>
+void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
+                       int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
+                       int site, Mat<S>& out, AttentionCache<S>& cache);
+// dout: (N, D) -> du += (N, D), dW_qkv += (3D, D), dW_o += (D, D)
+template <typename S>
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
+                        const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
+                        const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o);
+
+// ---- mean pooling over the real tokens of each email ----
+// z: (B*T, D) -> pooled: (B, D)
+template <typename S>
+void mean_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, Mat<S>& pooled);
+// dpooled: (B, D) -> dz += (B*T, D)
+template <typename S>
+void mean_pool_backward(const Mat<S>& dpooled, int T, const std::vector<int>& lengths, Mat<S>& dz);
+
+// ---- softmax cross-entropy with label smoothing, mean over the batch ----
+// logits: (B, K), targets: (B) -> loss; dlogits = d loss / d logits (B, K), overwritten.
+template <typename S>
+double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, double smoothing,
+                    Mat<S>& dlogits);
+
+// Row-wise softmax of logits / temperature, max-subtracted. (K) -> (K)
+template <typename S>
+Vec<S> softmax(const Vec<S>& logits, double temperature = 1.0);
+
+}  // namespace router

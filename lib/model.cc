@@ -1,0 +1,76 @@
+#include "model.h"
+
+#include <algorithm>
+
+#include "errors.h"
+#include "parallel.h"
+#include "positional.h"
+
+namespace router {
+
+Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer,
+             Params<float> params, double temperature, nlohmann::json metadata)
+    : config_(config),
+      labels_(std::move(labels)),
+      tokenizer_(std::move(tokenizer)),
+      params_(std::move(params)),
+      positions_(sinusoid_table(config.max_len, config.d_model).cast<float>()),
+      temperature_(temperature),
+      metadata_(std::move(metadata)) {}
+
+std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const {
+  std::vector<int32_t> ids = tokenizer_.encode(text);
+  if (ids.empty()) throw InputError("the email is empty (no text after normalisation)");
+  const bool cut = static_cast<int>(ids.size()) > config_.max_len;
+  if (cut) ids.resize(config_.max_len);  // documented rule: keep the first max_len tokens
+  if (truncated) *truncated = cut;
+  return ids;
+}
+
+Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
+  Batch batch = make_batch(sequences);
+  ForwardCache<float> cache;
+  encoder_forward(params_, config_, positions_, batch, 0.0, cache);
+  return std::move(cache.logits);
+}
+
+Prediction Model::finish(const Eigen::Ref<const RowVec<float>>& logits) const {
+  Prediction p;
+  Vec<float> probs = softmax<float>(logits.transpose(), temperature_);
+  p.probs.assign(probs.data(), probs.data() + probs.size());
+  p.label = static_cast<int>(std::max_element(p.probs.begin(), p.probs.end()) - p.probs.begin());
+  p.confidence = p.probs[p.label];
+  return p;
+}
+
+Prediction Model::predict(std::string_view text) const {
+  bool truncated = false;
+  std::vector<int32_t> ids = encode(text, &truncated);
+  Mat<float> l = logits({&ids});
+  Prediction p = finish(l.row(0));
+  p.n_tokens = static_cast<int>(ids.size());
+  p.truncated = truncated;
+  return p;
+}
+
+std::vector<Prediction> Model::predict_many(const std::vector<std::string>& texts,
+                                            int threads) const {
+  const int n = static_cast<int>(texts.size());
+  std::vector<std::vector<int32_t>> ids(n);
+  std::vector<char> truncated(n, 0);
+  parallel_for(n, threads, [&](int i) {
+    bool cut = false;
+    ids[i] = encode(texts[i], &cut);
+    truncated[i] = cut;
+  });
+  const Mat<float> l = infer_logits(params_, config_, positions_, ids, threads);
+  std::vector<Prediction> out(n);
+  for (int i = 0; i < n; ++i) {
+    out[i] = finish(l.row(i));
+    out[i].n_tokens = static_cast<int>(ids[i].size());
+    out[i].truncated = truncated[i];
+  }
+  return out;
+}
+
+}  // namespace router

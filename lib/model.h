@@ -1,0 +1,68 @@
+// A ready-to-use classifier: tokenizer + labels + weights + calibration. A loaded Model is
+// read-only, so one instance serves any number of threads; each call keeps its scratch state
+// on its own stack.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config.h"
+#include "encoder.h"
+#include "params.h"
+#include "text/tokenizer.h"
+
+namespace router {
+
+struct Prediction {
+  int label = -1;                         // index into Model::labels
+  float confidence = 0;                   // calibrated probability of `label`
+  std::vector<float> probs;               // (K) calibrated probabilities, label order
+  int n_tokens = 0;                       // tokens the model saw (after truncation)
+  bool truncated = false;                 // the email had more than max_len tokens
+};
+
+class Model {
+ public:
+  Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer, Params<float> params,
+        double temperature = 1.0, nlohmann::json metadata = nlohmann::json::object());
+
+  const Config& config() const { return config_; }
+  const std::vector<std::string>& labels() const { return labels_; }
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  const Params<float>& params() const { return params_; }
+  Params<float>& mutable_params() { return params_; }
+  const Mat<float>& positions() const { return positions_; }
+  double temperature() const { return temperature_; }
+  void set_temperature(double t) { temperature_ = t; }
+  const nlohmann::json& metadata() const { return metadata_; }
+  nlohmann::json& mutable_metadata() { return metadata_; }
+
+  // Token ids of one email, cut to the first max_len tokens. Throws InputError if the email has
+  // no tokens at all (empty or white space only).
+  std::vector<int32_t> encode(std::string_view text, bool* truncated = nullptr) const;
+
+  // One email -> prediction.
+  Prediction predict(std::string_view text) const;
+  // Already-encoded emails (each 1..max_len ids) -> raw logits (B, K), uncalibrated.
+  Mat<float> logits(const std::vector<const std::vector<int32_t>*>& sequences) const;
+  // Many emails, in input order, on `threads` threads; the result does not depend on `threads`.
+  std::vector<Prediction> predict_many(const std::vector<std::string>& texts, int threads) const;
+  // Calibrated probabilities from raw logits.
+  Prediction finish(const Eigen::Ref<const RowVec<float>>& logits) const;
+
+ private:
+  Config config_;
+  std::vector<std::string> labels_;
+  Tokenizer tokenizer_;
+  Params<float> params_;
+  Mat<float> positions_;  // (max_len, D)
+  double temperature_;
+  nlohmann::json metadata_;
+};
+
+}  // namespace router

@@ -1,0 +1,67 @@
+// Every learned tensor of the model, by PyTorch state_dict name (docs/architecture.md). The same
+// struct holds gradients and optimizer moments. tensors() lists them in one fixed order, which
+// fixes the order of the model file, of the optimizer and of every reduction over parameters.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "config.h"
+#include "tensor.h"
+
+namespace router {
+
+template <typename S>
+struct LayerParams {
+  Vec<S> ln1_w, ln1_b;  // (D)
+  Mat<S> qkv_w;         // (3D, D)
+  Mat<S> out_w;         // (D, D)
+  Vec<S> ln2_w, ln2_b;  // (D)
+  Mat<S> fc1_w;         // (F, D)
+  Vec<S> fc1_b;         // (F)
+  Mat<S> fc2_w;         // (D, F)
+  Vec<S> fc2_b;         // (D)
+};
+
+template <typename S>
+struct Params {
+  Mat<S> embed;                         // (V, D)
+  std::vector<LayerParams<S>> layers;   // L
+  Vec<S> norm_w, norm_b;                // (D)
+  Mat<S> cls_w;                         // (K, D)
+  Vec<S> cls_b;                         // (K)
+};
+
+// A view of one tensor: its name, shape, storage, and whether weight decay applies to it.
+template <typename S>
+struct TensorRef {
+  std::string name;
+  std::vector<int64_t> shape;
+  S* data;
+  int64_t size;
+  bool decay;
+};
+
+// Allocates every tensor with the shapes `config` implies, filled with zeros.
+template <typename S>
+Params<S> zeros_like_config(const Config& config);
+
+// The initialisation of docs/architecture.md, from `seed`.
+template <typename S>
+Params<S> init_params(const Config& config, uint64_t seed);
+
+// All tensors, in the fixed order of the model file.
+template <typename S>
+std::vector<TensorRef<S>> tensors(Params<S>& params);
+
+template <typename S>
+int64_t count_params(const Params<S>& params);
+
+// Parameters of one attention block (W_qkv and W_o): 4 D^2.
+int64_t attention_param_count(int d_model, int n_heads);
+
+template <typename To, typename From>
+Params<To> cast_params(const Params<From>& p);
+
+}  // namespace router

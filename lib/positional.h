@@ -1,0 +1,13 @@
+// The sinusoidal positional encoding of the original transformer:
+//   P[pos, 2i] = sin(pos / 10000^(2i/D)),  P[pos, 2i+1] = cos(pos / 10000^(2i/D)).
+// Computed in double and rounded once, so float and double models see the same table.
+#pragma once
+
+#include "tensor.h"
+
+namespace router {
+
+// (n_positions, d_model) -> table; d_model may be odd (the last column is then a sine).
+Mat<double> sinusoid_table(int n_positions, int d_model);
+
+}  // namespace router

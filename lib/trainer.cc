@@ -1,0 +1,321 @@
+#include "trainer.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include <spdlog/spdlog.h>
+
+#include "calibration.h"
+#include "encoder.h"
+#include "errors.h"
+#include "optimizer.h"
+#include "parallel.h"
+#include "positional.h"
+#include "rng.h"
+#include "signals.h"
+
+namespace router {
+
+namespace {
+
+// Examples per shard: the unit of parallel work inside a batch. Fixed, so that the summation
+// order of gradients never depends on the number of threads.
+constexpr int kShard = 8;
+
+using Clock = std::chrono::steady_clock;
+
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+template <typename T>
+void shuffle(std::vector<T>& v, Rng& rng) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
+
+void add_into(Params<float>& total, Params<float>& part) {
+  auto a = tensors(total), b = tensors(part);
+  for (size_t i = 0; i < a.size(); ++i) {
+    for (int64_t k = 0; k < a[i].size; ++k) a[i].data[k] += b[i].data[k];
+  }
+}
+
+void set_zero(Params<float>& p) {
+  for (auto& t : tensors(p)) std::fill(t.data, t.data + t.size, 0.0f);
+}
+
+// Batches of one epoch: shuffle, sort windows of 16 batches by length (less padding), then
+// shuffle the batches themselves.
+std::vector<std::vector<int>> epoch_batches(const std::vector<std::vector<int32_t>>& ids,
+                                            int batch_size, Rng& rng) {
+  std::vector<int> order(ids.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
+  shuffle(order, rng);
+  const size_t window = static_cast<size_t>(batch_size) * 16;
+  for (size_t lo = 0; lo < order.size(); lo += window) {
+    const auto hi = order.begin() + std::min(order.size(), lo + window);
+    std::stable_sort(order.begin() + lo, hi,
+                     [&](int a, int b) { return ids[a].size() < ids[b].size(); });
+  }
+  std::vector<std::vector<int>> batches;
+  for (size_t lo = 0; lo < order.size(); lo += batch_size) {
+    batches.emplace_back(order.begin() + lo,
+                         order.begin() + std::min(order.size(), lo + batch_size));
+  }
+  shuffle(batches, rng);
+  return batches;
+}
+
+struct Eval {
+  double loss = 0, accuracy = 0;
+  Mat<float> logits;
+};
+
+Eval evaluate(const Params<float>& params, const Config& cfg, const Mat<float>& positions,
+              const std::vector<std::vector<int32_t>>& ids, const std::vector<int>& targets,
+              int threads) {
+  Eval e;
+  e.logits = infer_logits(params, cfg, positions, ids, threads);
+  std::vector<double> conf;
+  std::vector<bool> correct;
+  confidences(e.logits, targets, 1.0, conf, correct);
+  e.loss = nll_at_temperature(e.logits, targets, 1.0);
+  e.accuracy = static_cast<double>(std::count(correct.begin(), correct.end(), true)) /
+               std::max<size_t>(1, correct.size());
+  return e;
+}
+
+std::vector<std::string> choose_labels(const std::vector<Example>& train,
+                                       const TrainOptions& o) {
+  std::set<std::string> seen;
+  for (const auto& e : train) seen.insert(e.label);
+  std::vector<std::string> labels = o.labels;
+  if (labels.empty()) {
+    labels.assign(seen.begin(), seen.end());
+  } else {
+    std::set<std::string> given(labels.begin(), labels.end());
+    if (given.size() != labels.size()) throw UsageError("--labels: a label is listed twice");
+    for (const auto& e : train) {
+      if (!given.count(e.label)) {
+        throw InputError(e.where + ": label '" + e.label + "' is not in --labels");
+      }
+    }
+  }
+  if (labels.size() < 2) {
+    throw InputError((train.empty() ? std::string("training data") : train[0].where) +
+                     ": needs at least two labels, found " + std::to_string(seen.size()));
+  }
+  return labels;
+}
+
+std::vector<std::vector<int32_t>> encode_all(const Tokenizer& tok,
+                                             const std::vector<Example>& examples, int max_len,
+                                             int threads) {
+  std::vector<std::vector<int32_t>> ids(examples.size());
+  parallel_for(static_cast<int>(examples.size()), threads, [&](int i) {
+    ids[i] = tok.encode(examples[i].text);
+    if (ids[i].empty()) throw InputError(examples[i].where + ": \"text\" has no tokens");
+    if (static_cast<int>(ids[i].size()) > max_len) ids[i].resize(max_len);
+  });
+  return ids;
+}
+
+}  // namespace
+
+void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
+                   std::vector<Example>& valid) {
+  std::map<std::string, std::vector<size_t>> by_label;
+  for (size_t i = 0; i < all.size(); ++i) by_label[all[i].label].push_back(i);
+  Rng rng(mix64(seed ^ 0x5eed));
+  std::vector<char> take(all.size(), 0);
+  for (auto& [label, idx] : by_label) {
+    shuffle(idx, rng);
+    const size_t n = std::min(idx.size() - 1, static_cast<size_t>(std::round(share * idx.size())));
+    for (size_t k = 0; k < n; ++k) take[idx[k]] = 1;
+  }
+  std::vector<Example> keep;
+  for (size_t i = 0; i < all.size(); ++i) (take[i] ? valid : keep).push_back(std::move(all[i]));
+  all = std::move(keep);
+}
+
+Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
+                  const TrainOptions& o, const TrainHooks& hooks, TrainResult& result) {
+  const auto t0 = Clock::now();
+  const std::vector<std::string> labels = choose_labels(train, o);
+  std::map<std::string, int> index;
+  for (size_t i = 0; i < labels.size(); ++i) index[labels[i]] = static_cast<int>(i);
+  for (const auto& e : valid) {
+    if (!index.count(e.label)) {
+      throw InputError(e.where + ": label '" + e.label + "' does not occur in the training data");
+    }
+  }
+  if (valid.empty()) throw InputError("no validation examples");
+
+  std::vector<std::string> texts;
+  for (const auto& e : train) texts.push_back(e.text);
+  Tokenizer tok = Tokenizer::train(texts, o.vocab_size);
+  spdlog::info("vocabulary: {} pieces", tok.vocab_size());
+
+  Config cfg;
+  cfg.d_model = o.d_model;
+  cfg.n_heads = o.n_heads;
+  cfg.n_layers = o.n_layers;
+  cfg.d_ff = o.d_ff;
+  cfg.max_len = o.max_len;
+  cfg.positional = o.positional;
+  cfg.vocab_size = tok.vocab_size();
+  cfg.num_labels = static_cast<int>(labels.size());
+  try {
+    validate(cfg, "options");
+  } catch (const ModelError& e) {
+    throw UsageError(e.what());
+  }
+
+  const auto train_ids = encode_all(tok, train, cfg.max_len, o.threads);
+  const auto valid_ids = encode_all(tok, valid, cfg.max_len, o.threads);
+  std::vector<int> train_y, valid_y;
+  for (const auto& e : train) train_y.push_back(index[e.label]);
+  for (const auto& e : valid) valid_y.push_back(index[e.label]);
+
+  Params<float> params = init_params<float>(cfg, o.seed);
+  AdamW<float> opt(cfg);
+  const Mat<float> positions = sinusoid_table(cfg.max_len, cfg.d_model).cast<float>();
+  const int n = static_cast<int>(train.size());
+  const int steps_per_epoch = (n + o.batch_size - 1) / o.batch_size;
+  const int64_t total_steps = static_cast<int64_t>(steps_per_epoch) * o.epochs;
+  const int max_shards = (o.batch_size + kShard - 1) / kShard;
+  std::vector<Params<float>> shard_grads;
+  for (int s = 0; s < max_shards; ++s) shard_grads.push_back(zeros_like_config<float>(cfg));
+  std::vector<ForwardCache<float>> caches(max_shards);
+  std::vector<double> shard_loss(max_shards);
+  std::vector<int> shard_correct(max_shards);
+
+  Params<float> best = params;
+  Eval best_eval;
+  best_eval.accuracy = -1;
+  int since_best = 0;
+  int64_t step = 0;
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    const auto e0 = Clock::now();
+    Rng rng(mix64(o.seed * 0x100000001b3ULL + static_cast<uint64_t>(epoch)));
+    const auto batches = epoch_batches(train_ids, o.batch_size, rng);
+    double loss_sum = 0;
+    int correct = 0;
+    for (size_t bi = 0; bi < batches.size(); ++bi) {
+      check_interrupted();
+      const auto& members = batches[bi];
+      const int B = static_cast<int>(members.size());
+      const int shards = (B + kShard - 1) / kShard;
+      parallel_for(shards, o.threads, [&](int s) {
+        std::vector<const std::vector<int32_t>*> seqs;
+        std::vector<int> targets;
+        std::vector<uint64_t> keys;
+        for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
+          seqs.push_back(&train_ids[members[j]]);
+          targets.push_back(train_y[members[j]]);
+          // Dropout stream of this example at this step: independent of shards and threads.
+          keys.push_back(mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
+                                               static_cast<uint64_t>(members[j]))));
+        }
+        Batch batch = make_batch(seqs);
+        batch.targets = targets;
+        batch.keys = keys;
+        auto& cache = caches[s];
+        encoder_forward(params, cfg, positions, batch, o.dropout, cache);
+        Mat<float> dlogits;
+        const double loss = softmax_xent(cache.logits, targets, o.label_smoothing, dlogits);
+        // The shard's mean loss -> its share of the batch mean.
+        const double share = static_cast<double>(batch.B) / B;
+        dlogits *= static_cast<float>(share);
+        shard_loss[s] = loss * share;
+        int right = 0;
+        for (int b = 0; b < batch.B; ++b) {
+          Eigen::Index arg;
+          cache.logits.row(b).maxCoeff(&arg);
+          right += arg == targets[b];
+        }
+        shard_correct[s] = right;
+        set_zero(shard_grads[s]);
+        encoder_backward(params, cfg, batch, o.dropout, cache, dlogits, shard_grads[s]);
+      });
+      double loss = 0;
+      for (int s = 0; s < shards; ++s) loss += shard_loss[s], correct += shard_correct[s];
+      if (!std::isfinite(loss)) {
+        throw Error(ExitCode::kFailure, "training diverged: the loss is " + std::to_string(loss) +
+                                            " at step " + std::to_string(step + 1) + " (epoch " +
+                                            std::to_string(epoch) + "); try a lower --lr");
+      }
+      for (int s = 1; s < shards; ++s) add_into(shard_grads[0], shard_grads[s]);
+      clip_grad_norm(shard_grads[0], o.clip);
+      opt.step(params, shard_grads[0], learning_rate(step, total_steps, o.warmup, o.lr),
+               o.weight_decay);
+      loss_sum += loss * B;
+      ++step;
+      if (hooks.on_step) hooks.on_step(static_cast<int>(bi) + 1, steps_per_epoch);
+    }
+    Eval ev = evaluate(params, cfg, positions, valid_ids, valid_y, o.threads);
+    EpochReport r;
+    r.epoch = epoch;
+    r.epochs = o.epochs;
+    r.train_loss = loss_sum / n;
+    r.train_accuracy = static_cast<double>(correct) / n;
+    r.valid_loss = ev.loss;
+    r.valid_accuracy = ev.accuracy;
+    r.examples_per_second = n / std::max(1e-9, seconds_since(e0));
+    r.elapsed = seconds_since(t0);
+    r.eta = r.elapsed / epoch * (o.epochs - epoch);
+    // Best = higher validation accuracy; on a tie, lower validation loss.
+    r.best = ev.accuracy > best_eval.accuracy ||
+             (ev.accuracy == best_eval.accuracy && ev.loss < best_eval.loss);
+    if (r.best) {
+      best = params;
+      best_eval = std::move(ev);
+      result.best_epoch = epoch;
+      since_best = 0;
+    } else {
+      ++since_best;
+    }
+    if (hooks.on_epoch) hooks.on_epoch(r);
+    if (since_best >= o.patience) {
+      spdlog::info("early stop: no better validation accuracy for {} epochs", o.patience);
+      break;
+    }
+  }
+
+  result.valid_accuracy = best_eval.accuracy;
+  result.valid_loss = best_eval.loss;
+  std::vector<double> conf;
+  std::vector<bool> right;
+  confidences(best_eval.logits, valid_y, 1.0, conf, right);
+  result.ece_before = expected_calibration_error(conf, right);
+  result.temperature = fit_temperature(best_eval.logits, valid_y);
+  confidences(best_eval.logits, valid_y, result.temperature, conf, right);
+  result.ece_after = expected_calibration_error(conf, right);
+  result.seconds = seconds_since(t0);
+  return Model(cfg, labels, std::move(tok), std::move(best), result.temperature);
+}
+
+nlohmann::json options_json(const TrainOptions& o) {
+  return {{"d_model", o.d_model},
+          {"n_heads", o.n_heads},
+          {"n_layers", o.n_layers},
+          {"d_ff", o.d_ff},
+          {"max_len", o.max_len},
+          {"positional", to_string(o.positional)},
+          {"vocab_size", o.vocab_size},
+          {"epochs", o.epochs},
+          {"batch_size", o.batch_size},
+          {"lr", o.lr},
+          {"weight_decay", o.weight_decay},
+          {"dropout", o.dropout},
+          {"label_smoothing", o.label_smoothing},
+          {"warmup", o.warmup},
+          {"patience", o.patience},
+          {"clip", o.clip},
+          {"seed", o.seed}};
+}
+
+}  // namespace router

@@ -1,0 +1,78 @@
+// Training a model from labelled examples: learn the subword vocabulary, initialise from the
+// seed, run mini-batch AdamW with warm-up + cosine decay, dropout and clipping, keep the epoch
+// with the best validation accuracy (early stopping), and fit a calibration temperature.
+// Deterministic: the batches and their split into shards depend only on the data and the seed;
+// threads only decide who computes which shard, and shard gradients are summed in index order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "config.h"
+#include "dataset.h"
+#include "model.h"
+
+namespace router {
+
+struct TrainOptions {
+  int d_model = 64;
+  int n_heads = 4;
+  int n_layers = 2;
+  int d_ff = 256;
+  int max_len = 128;
+  Positional positional = Positional::kSinusoidal;
+  int vocab_size = 4000;
+  int epochs = 20;
+  int batch_size = 32;
+  double lr = 2e-3;
+  double weight_decay = 0.01;
+  double dropout = 0.1;
+  double label_smoothing = 0.1;
+  double warmup = 0.05;      // share of all steps spent warming up
+  int patience = 5;          // epochs without a better validation accuracy before stopping
+  double clip = 1.0;         // max global gradient norm; 0 = off
+  uint64_t seed = 42;
+  int threads = 0;           // 0 = all cores
+  std::vector<std::string> labels;  // label order; empty = sorted
+};
+
+// One line of progress per epoch.
+struct EpochReport {
+  int epoch = 0, epochs = 0;
+  double train_loss = 0, train_accuracy = 0;
+  double valid_loss = 0, valid_accuracy = 0;
+  double examples_per_second = 0, elapsed = 0, eta = 0;
+  bool best = false;
+};
+
+struct TrainHooks {
+  std::function<void(const EpochReport&)> on_epoch;
+  // Called after each step with (step within epoch, steps per epoch).
+  std::function<void(int, int)> on_step;
+};
+
+struct TrainResult {
+  int best_epoch = 0;
+  double valid_accuracy = 0, valid_loss = 0;
+  double ece_before = 0, ece_after = 0, temperature = 1;
+  double seconds = 0;
+};
+
+// Splits off a seeded share of `all` for validation (stratified by label; at least one example
+// per label stays in training).
+void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
+                   std::vector<Example>& valid);
+
+// Throws InputError for unusable data (fewer than two labels, a validation label unknown to the
+// training data, ...) before any training starts.
+Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
+                  const TrainOptions& options, const TrainHooks& hooks, TrainResult& result);
+
+// The options as JSON, for the model file's metadata.
+nlohmann::json options_json(const TrainOptions& options);
+
+}  // namespace router

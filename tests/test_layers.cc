@@ -1,0 +1,247 @@
+// Each layer checked two ways, in double precision: against the PyTorch reference's golden
+// values (tests/fixtures/parity/layers.json), and against central finite differences.
+// Gradient checks use step h = 1e-6 and the relative error |a - n| / max(|a|, |n|, 1e-3) < 1e-6.
+#include <functional>
+
+#include "layers.h"
+#include "rng.h"
+#include "test_support.h"
+
+namespace router {
+namespace {
+
+using test::all_close;
+using test::as_matrix;
+using test::as_vector;
+using M = Mat<double>;
+using V = Vec<double>;
+
+const nlohmann::json& fixtures() {
+  static const nlohmann::json j = test::load_json("tests/fixtures/parity/layers.json");
+  return j;
+}
+
+M random_matrix(int rows, int cols, uint64_t seed, double scale = 1.0) {
+  Rng rng(seed);
+  M m(rows, cols);
+  for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = rng.normal() * scale;
+  return m;
+}
+
+// Compares the analytic gradient `grad` of `loss` with respect to `x` with central differences.
+::testing::AssertionResult grad_check(const std::string& name, double* x, int64_t n,
+                                      const double* grad, const std::function<double()>& loss) {
+  constexpr double h = 1e-6;
+  for (int64_t i = 0; i < n; ++i) {
+    const double keep = x[i];
+    x[i] = keep + h;
+    const double up = loss();
+    x[i] = keep - h;
+    const double down = loss();
+    x[i] = keep;
+    const double numeric = (up - down) / (2 * h);
+    const double rel = std::abs(numeric - grad[i]) /
+                       std::max({std::abs(numeric), std::abs(grad[i]), 1e-3});
+    if (rel > 1e-6) {
+      return ::testing::AssertionFailure() << name << "[" << i << "]: analytic " << grad[i]
+                                           << ", numeric " << numeric << ", rel error " << rel;
+    }
+  }
+  return ::testing::AssertionSuccess();
+}
+
+TEST(LayerNorm, MatchesPyTorch) {
+  const auto& f = fixtures()["layernorm"];
+  M x = as_matrix<double>(f["x"]), y;
+  V w = as_vector<double>(f["weight"]), b = as_vector<double>(f["bias"]);
+  LayerNormCache<double> cache;
+  layernorm_forward(x, w, b, y, cache);
+  EXPECT_TRUE(all_close("layernorm.y", y, as_matrix<double>(f["y"]), 1e-12));
+  M dx = M::Zero(x.rows(), x.cols());
+  V dw = V::Zero(w.size()), db = V::Zero(b.size());
+  layernorm_backward(as_matrix<double>(f["dy"]), x, w, cache, dx, dw, db);
+  EXPECT_TRUE(all_close("layernorm.dx", dx, as_matrix<double>(f["dx"]), 1e-12));
+  EXPECT_TRUE(all_close("layernorm.dweight", dw, as_vector<double>(f["dweight"]), 1e-12));
+  EXPECT_TRUE(all_close("layernorm.dbias", db, as_vector<double>(f["dbias"]), 1e-12));
+}
+
+TEST(LayerNorm, GradientCheck) {
+  M x = random_matrix(3, 5, 1), R = random_matrix(3, 5, 2), y;
+  V w = random_matrix(5, 1, 3), b = random_matrix(5, 1, 4);
+  LayerNormCache<double> cache;
+  auto loss = [&] {
+    layernorm_forward(x, w, b, y, cache);
+    return (y.array() * R.array()).sum();
+  };
+  loss();
+  M dx = M::Zero(3, 5);
+  V dw = V::Zero(5), db = V::Zero(5);
+  layernorm_backward(R, x, w, cache, dx, dw, db);
+  EXPECT_TRUE(grad_check("dx", x.data(), x.size(), dx.data(), loss));
+  EXPECT_TRUE(grad_check("dw", w.data(), w.size(), dw.data(), loss));
+  EXPECT_TRUE(grad_check("db", b.data(), b.size(), db.data(), loss));
+}
+
+TEST(Gelu, MatchesPyTorch) {
+  const auto& f = fixtures()["gelu"];
+  M x = as_matrix<double>(f["x"]), y;
+  gelu_forward(x, y);
+  EXPECT_TRUE(all_close("gelu.y", y, as_matrix<double>(f["y"]), 1e-12));
+  M dx = M::Zero(x.rows(), x.cols());
+  gelu_backward(as_matrix<double>(f["dy"]), x, dx);
+  EXPECT_TRUE(all_close("gelu.dx", dx, as_matrix<double>(f["dx"]), 1e-12));
+}
+
+TEST(Gelu, GradientCheck) {
+  M x = random_matrix(2, 7, 5, 2.0), R = random_matrix(2, 7, 6), y;
+  auto loss = [&] {
+    gelu_forward(x, y);
+    return (y.array() * R.array()).sum();
+  };
+  M dx = M::Zero(2, 7);
+  gelu_backward(R, x, dx);
+  EXPECT_TRUE(grad_check("dx", x.data(), x.size(), dx.data(), loss));
+}
+
+TEST(Linear, GradientCheck) {
+  M x = random_matrix(4, 3, 7), W = random_matrix(5, 3, 8), R = random_matrix(4, 5, 9), y;
+  V b = random_matrix(5, 1, 10);
+  auto loss = [&] {
+    linear_forward(x, W, &b, y);
+    return (y.array() * R.array()).sum();
+  };
+  M dx = M::Zero(4, 3), dW = M::Zero(5, 3);
+  V db = V::Zero(5);
+  linear_backward(R, x, W, &dx, dW, &db);
+  EXPECT_TRUE(grad_check("dx", x.data(), x.size(), dx.data(), loss));
+  EXPECT_TRUE(grad_check("dW", W.data(), W.size(), dW.data(), loss));
+  EXPECT_TRUE(grad_check("db", b.data(), b.size(), db.data(), loss));
+}
+
+TEST(Attention, MatchesPyTorchWithPaddingMask) {
+  const auto& f = fixtures()["attention"];
+  const int H = f["n_heads"], len = f["length"];
+  M u = as_matrix<double>(f["u"]), Wqkv = as_matrix<double>(f["w_qkv"]),
+    Wo = as_matrix<double>(f["w_o"]), out;
+  const int T = static_cast<int>(u.rows()), D = static_cast<int>(u.cols());
+  AttentionCache<double> cache;
+  DropoutSpec off{0.0, nullptr};
+  attention_forward(u, Wqkv, Wo, H, T, {len}, off, 0, out, cache);
+  // router does not compute padding queries, so compare the real rows only.
+  EXPECT_TRUE(all_close("attn.qkv", cache.qkv.topRows(len),
+                        as_matrix<double>(f["qkv"]).topRows(len), 1e-12));
+  M want_probs = as_matrix<double>(f["probs"]);  // (H*T, T)
+  for (int h = 0; h < H; ++h) {
+    EXPECT_TRUE(all_close("attn.probs head " + std::to_string(h), cache.probs[h],
+                          want_probs.block(h * T, 0, len, len), 1e-12));
+    // Padded keys get exactly zero weight.
+    EXPECT_EQ(want_probs.block(h * T, len, len, T - len).cwiseAbs().maxCoeff(), 0.0);
+  }
+  EXPECT_TRUE(all_close("attn.concat", cache.concat.topRows(len),
+                        as_matrix<double>(f["concat"]).topRows(len), 1e-12));
+  EXPECT_TRUE(all_close("attn.out", out.topRows(len), as_matrix<double>(f["out"]).topRows(len),
+                        1e-12));
+  M du = M::Zero(T, D), dWqkv = M::Zero(3 * D, D), dWo = M::Zero(D, D);
+  attention_backward(as_matrix<double>(f["dout_real"]), u, Wqkv, Wo, H, T, {len}, cache, du,
+                     dWqkv, dWo);
+  EXPECT_TRUE(all_close("attn.du", du, as_matrix<double>(f["du_real"]), 1e-12));
+  EXPECT_TRUE(all_close("attn.dW_qkv", dWqkv, as_matrix<double>(f["dw_qkv_real"]), 1e-12));
+  EXPECT_TRUE(all_close("attn.dW_o", dWo, as_matrix<double>(f["dw_o_real"]), 1e-12));
+}
+
+TEST(Attention, GradientCheckWithPadding) {
+  const int T = 5, D = 6, H = 3;
+  const std::vector<int> lengths = {5, 3};
+  M u = random_matrix(2 * T, D, 11), Wqkv = random_matrix(3 * D, D, 12, 0.5),
+    Wo = random_matrix(D, D, 13, 0.5), R = random_matrix(2 * T, D, 14), out;
+  for (int t = 3; t < T; ++t) R.row(T + t).setZero();  // padding rows carry no loss
+  AttentionCache<double> cache;
+  DropoutSpec off{0.0, nullptr};
+  auto loss = [&] {
+    attention_forward(u, Wqkv, Wo, H, T, lengths, off, 0, out, cache);
+    return (out.array() * R.array()).sum();
+  };
+  loss();
+  M du = M::Zero(2 * T, D), dWqkv = M::Zero(3 * D, D), dWo = M::Zero(D, D);
+  attention_backward(R, u, Wqkv, Wo, H, T, lengths, cache, du, dWqkv, dWo);
+  EXPECT_TRUE(grad_check("du", u.data(), u.size(), du.data(), loss));
+  EXPECT_TRUE(grad_check("dW_qkv", Wqkv.data(), Wqkv.size(), dWqkv.data(), loss));
+  EXPECT_TRUE(grad_check("dW_o", Wo.data(), Wo.size(), dWo.data(), loss));
+  // Padding rows of the input never influence anything.
+  EXPECT_EQ(du.bottomRows(2).cwiseAbs().maxCoeff(), 0.0);
+}
+
+TEST(Attention, GradientCheckWithDropoutMaskFixed) {
+  // Dropout masks are a function of (key, site): fixed across the finite-difference calls.
+  const int T = 4, D = 4, H = 2;
+  std::vector<uint64_t> keys = {99};
+  DropoutSpec spec{0.3, &keys};
+  M u = random_matrix(T, D, 15), Wqkv = random_matrix(3 * D, D, 16, 0.5),
+    Wo = random_matrix(D, D, 17, 0.5), R = random_matrix(T, D, 18), out;
+  AttentionCache<double> cache;
+  auto loss = [&] {
+    attention_forward(u, Wqkv, Wo, H, T, {T}, spec, 1, out, cache);
+    return (out.array() * R.array()).sum();
+  };
+  loss();
+  M du = M::Zero(T, D), dWqkv = M::Zero(3 * D, D), dWo = M::Zero(D, D);
+  attention_backward(R, u, Wqkv, Wo, H, T, {T}, cache, du, dWqkv, dWo);
+  EXPECT_TRUE(grad_check("du", u.data(), u.size(), du.data(), loss));
+  EXPECT_TRUE(grad_check("dW_qkv", Wqkv.data(), Wqkv.size(), dWqkv.data(), loss));
+}
+
+TEST(Attention, RowsSumToOne) {
+  M u = random_matrix(6, 8, 19), Wqkv = random_matrix(24, 8, 20), Wo = random_matrix(8, 8, 21),
+    out;
+  AttentionCache<double> cache;
+  attention_forward(u, Wqkv, Wo, 2, 6, {6}, DropoutSpec{0.0, nullptr}, 0, out, cache);
+  for (const auto& p : cache.probs) {
+    for (Eigen::Index i = 0; i < p.rows(); ++i) EXPECT_NEAR(p.row(i).sum(), 1.0, 1e-12);
+  }
+}
+
+TEST(CrossEntropy, MatchesPyTorchWithLabelSmoothing) {
+  const auto& f = fixtures()["cross_entropy"];
+  M logits = as_matrix<double>(f["logits"]), dlogits;
+  const auto targets = f["targets"].get<std::vector<int>>();
+  const double loss = softmax_xent(logits, targets, f["label_smoothing"].get<double>(), dlogits);
+  EXPECT_NEAR(loss, f["loss"].get<double>(), 1e-12);
+  EXPECT_TRUE(all_close("xent.dlogits", dlogits, as_matrix<double>(f["dlogits"]), 1e-12));
+}
+
+TEST(CrossEntropy, GradientCheck) {
+  M logits = random_matrix(3, 5, 22, 3.0), dlogits, scratch;
+  const std::vector<int> targets = {4, 0, 2};
+  softmax_xent(logits, targets, 0.1, dlogits);
+  auto loss = [&] { return softmax_xent(logits, targets, 0.1, scratch); };
+  EXPECT_TRUE(grad_check("dlogits", logits.data(), logits.size(), dlogits.data(), loss));
+}
+
+TEST(MeanPool, MatchesPyTorch) {
+  const auto& f = fixtures()["mean_pool"];
+  M z = as_matrix<double>(f["z"]), pooled;  // (B*T, D)
+  const auto lengths = f["lengths"].get<std::vector<int>>();
+  const int T = f["z"]["shape"][1];
+  mean_pool_forward(z, T, lengths, pooled);
+  EXPECT_TRUE(all_close("pooled", pooled, as_matrix<double>(f["pooled"]), 1e-12));
+  M dz = M::Zero(z.rows(), z.cols());
+  mean_pool_backward(as_matrix<double>(f["dpooled"]), T, lengths, dz);
+  EXPECT_TRUE(all_close("dz", dz, as_matrix<double>(f["dz"]), 1e-12));
+}
+
+TEST(Dropout, MaskDependsOnlyOnKeyAndSite) {
+  std::vector<uint64_t> keys = {7, 8};
+  DropoutSpec spec{0.5, &keys};
+  M a(8, 3), b(10, 3);
+  dropout_mask(spec, 2, 4, {4, 2}, a);
+  dropout_mask(spec, 2, 5, {4, 2}, b);  // same emails, more padding
+  EXPECT_TRUE(all_close("email 0", a.topRows(4), b.topRows(4), 0));
+  EXPECT_TRUE(all_close("email 1", a.middleRows(4, 2), b.middleRows(5, 2), 0));
+  const double kept = (a.topRows(4).array() != 0).cast<double>().mean();
+  EXPECT_GT(kept, 0.0);
+  EXPECT_LT(kept, 1.0);
+  EXPECT_TRUE(((a.array() == 0) || (a.array() == 2.0)).all());
+}
+
+}  // namespace
+}  // namespace router
