@@ -1,0 +1,258 @@
+// Tokenizer: our normalisation and pre-tokenisation in front of a SentencePiece BPE model that
+// is trained and loaded entirely in memory. SentencePiece is told to do no normalisation of its
+// own (identity rule, no whitespace cleanup), so the only text rules are ours, and to fall back
+// to byte pieces for characters outside the vocabulary, so no input becomes [UNK].
+#include "text/tokenizer.h"
+
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
+
+#include <cstdlib>
+#include <mutex>
+#include <unordered_map>
+#include <utility>
+
+#include "errors.h"
+#include "text/normalize.h"
+#include "text/pretokenize.h"
+
+namespace router {
+namespace {
+
+// Training texts longer than this are fed to SentencePiece in pieces cut at spaces. Word
+// frequencies, all BPE counts, are unaffected; SentencePiece would otherwise drop long lines.
+// (Pre-tokens are at most kMaxTokenCodePoints long, so there is always a space to cut at.)
+constexpr std::size_t kMaxChunkBytes = 1 << 16;
+constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581, SentencePiece's word mark
+constexpr unsigned kTrainerSeed = 20240601;  // BPE draws nothing at random; fixed regardless
+
+// Feeds already preprocessed texts to the trainer, in their given order.
+class ChunkIterator : public sentencepiece::SentenceIterator {
+ public:
+  explicit ChunkIterator(const std::vector<std::string>& texts) {
+    for (const auto& t : texts) {
+      std::string_view rest = t;
+      while (rest.size() > kMaxChunkBytes) {
+        std::size_t cut = rest.rfind(' ', kMaxChunkBytes);
+        if (cut == std::string_view::npos || cut == 0) {
+          // Cannot happen (see above); should it, cut at a code point boundary.
+          cut = kMaxChunkBytes;
+          while (cut > 1 && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) --cut;
+        }
+        chunks_.emplace_back(rest.substr(0, cut));
+        rest.remove_prefix(cut);
+        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      }
+      if (!rest.empty()) chunks_.emplace_back(rest);
+    }
+  }
+  bool done() const override { return index_ >= chunks_.size(); }
+  void Next() override { ++index_; }
+  const std::string& value() const override { return chunks_[index_]; }
+  sentencepiece::util::Status status() const override { return {}; }
+
+ private:
+  std::vector<std::string> chunks_;
+  std::size_t index_ = 0;
+};
+
+std::unordered_map<std::string, std::string> trainer_options(int vocab_size,
+                                                             std::size_t max_sentence_bytes) {
+  return {
+      {"model_type", "bpe"},
+      {"vocab_size", std::to_string(vocab_size)},
+      {"hard_vocab_limit", "false"},  // a small corpus yields fewer pieces instead of failing
+      // We normalise; SentencePiece must leave the text as it is.
+      {"normalization_rule_name", "identity"},
+      {"remove_extra_whitespaces", "false"},
+      {"add_dummy_prefix", "true"},  // the first word gets the same "▁" as every other word
+      {"split_by_whitespace", "true"},
+      {"split_by_unicode_script", "true"},
+      {"split_by_number", "true"},
+      {"split_digits", "false"},
+      {"treat_whitespace_as_suffix", "false"},
+      {"allow_whitespace_only_pieces", "false"},
+      {"max_sentencepiece_length", "16"},
+      {"max_sentence_length", std::to_string(max_sentence_bytes)},
+      // Special pieces: [PAD] = 0, [UNK] = 1, no BOS/EOS; bytes right after them.
+      {"pad_id", "0"},
+      {"pad_piece", "[PAD]"},
+      {"unk_id", "1"},
+      {"unk_piece", "[UNK]"},
+      {"bos_id", "-1"},
+      {"eos_id", "-1"},
+      {"byte_fallback", "true"},
+      // Every character seen in training gets a piece (SentencePiece's default 0.9995 would
+      // push signs like "₹" that make up less than 0.05% of mail into bytes); byte pieces are
+      // for characters never seen.
+      {"character_coverage", "1.0"},
+      // Determinism: every sentence, in order, one thread, no self-test sampling.
+      {"input_sentence_size", "0"},
+      {"shuffle_input_sentence", "false"},
+      {"num_threads", "1"},
+      {"self_test_sample_size", "0"},
+      {"train_extremely_large_corpus", "false"},
+      {"minloglevel", "3"},  // SentencePiece logs to stderr; we report through exceptions
+  };
+}
+
+// Calls f on consecutive pieces of `text` of about kEncodeChunkBytes, cut at spaces (which are
+// dropped). Pieces never cross a space and every word carries its own "▁", so the result equals
+// encoding the whole text at once; SentencePiece is about twice as fast on short inputs.
+constexpr std::size_t kEncodeChunkBytes = 1024;
+template <typename F>
+void for_each_chunk(std::string_view text, F&& f) {
+  while (!text.empty()) {
+    std::size_t cut = text.size();
+    if (cut > kEncodeChunkBytes) {
+      cut = text.rfind(' ', kEncodeChunkBytes);
+      if (cut == std::string_view::npos || cut == 0) cut = text.find(' ', kEncodeChunkBytes);
+      if (cut == std::string_view::npos) cut = text.size();
+    }
+    f(text.substr(0, cut));
+    text.remove_prefix(cut);
+    if (!text.empty()) text.remove_prefix(1);  // the space at the cut
+  }
+}
+
+// SentencePiece's one foreseeable failure reads "Vocabulary size is smaller than
+// required_chars. 290 vs 310. ..."; we turn it into advice, and pass anything else on verbatim.
+std::string explain_training_failure(const std::string& message, int vocab_size) {
+  const std::string head = "tokenizer: vocab_size " + std::to_string(vocab_size);
+  const std::size_t at = message.find("smaller than required_chars");
+  const std::size_t vs = message.find(" vs ", at == std::string::npos ? 0 : at);
+  if (at != std::string::npos && vs != std::string::npos) {
+    const std::string needed = std::to_string(std::atoi(message.c_str() + vs + 4));
+    return head + " is too small for this corpus: [PAD], [UNK], the 256 byte pieces and the " +
+           "corpus's characters need " + needed + " pieces; use at least " + needed +
+           " (more leaves room for subword pieces)";
+  }
+  return head + ": SentencePiece training failed: " + message;
+}
+
+// SentencePiece's trainer keeps global state (log level, random seed); one training at a time.
+std::mutex& trainer_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+}  // namespace
+
+Tokenizer::Tokenizer() = default;
+Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
+Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
+Tokenizer::~Tokenizer() = default;
+
+std::string Tokenizer::preprocess(std::string_view raw) {
+  const std::string normalized = normalize(raw);
+  std::string out;
+  out.reserve(normalized.size() + normalized.size() / 4);
+  for (const std::string_view token : pretokenize(normalized)) {
+    if (!out.empty()) out.push_back(' ');
+    out.append(token);
+  }
+  return out;
+}
+
+Tokenizer Tokenizer::train(const std::vector<std::string>& texts, int vocab_size) {
+  if (vocab_size <= kReservedPieces) {
+    throw UsageError("tokenizer: vocab_size " + std::to_string(vocab_size) +
+                     " is too small: the vocabulary holds [PAD], [UNK] and 256 byte pieces, so "
+                     "it needs more than " +
+                     std::to_string(kReservedPieces) + " pieces");
+  }
+  std::vector<std::string> prepared;
+  prepared.reserve(texts.size());
+  for (const auto& t : texts) {
+    std::string p = preprocess(t);
+    if (!p.empty()) prepared.push_back(std::move(p));
+  }
+  if (prepared.empty()) {
+    throw UsageError("tokenizer: cannot train on " + std::to_string(texts.size()) +
+                     " texts: none of them has a token");
+  }
+  ChunkIterator sentences(prepared);
+  std::string serialized;
+  sentencepiece::util::Status status;
+  {
+    std::lock_guard<std::mutex> lock(trainer_mutex());
+    sentencepiece::SetRandomGeneratorSeed(kTrainerSeed);
+    status = sentencepiece::SentencePieceTrainer::Train(
+        trainer_options(vocab_size, 2 * kMaxChunkBytes), &sentences, &serialized);
+  }
+  if (!status.ok()) throw UsageError(explain_training_failure(status.ToString(), vocab_size));
+  return from_serialized(std::move(serialized), "trained tokenizer");
+}
+
+Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& where) {
+  const std::string prefix = where + ": tokenizer: ";
+  if (serialized.empty()) throw ModelError(prefix + "the serialized model is empty");
+  Tokenizer tok;
+  tok.sp_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  const auto status = tok.sp_->LoadFromSerializedProto(serialized);
+  if (!status.ok()) {
+    throw ModelError(prefix + "not a valid SentencePiece model (" + status.ToString() + ")");
+  }
+  const int n = tok.sp_->GetPieceSize();
+  if (n <= kReservedPieces) {
+    throw ModelError(prefix + "only " + std::to_string(n) + " pieces; expected more than " +
+                     std::to_string(kReservedPieces));
+  }
+  if (tok.sp_->IdToPiece(kPadId) != "[PAD]" || !tok.sp_->IsControl(kPadId)) {
+    throw ModelError(prefix + "piece 0 is \"" + tok.sp_->IdToPiece(kPadId) +
+                     "\"; expected the control piece \"[PAD]\"");
+  }
+  if (tok.sp_->IdToPiece(kUnkId) != "[UNK]" || tok.sp_->unk_id() != kUnkId) {
+    throw ModelError(prefix + "piece 1 is \"" + tok.sp_->IdToPiece(kUnkId) +
+                     "\"; expected the unknown piece \"[UNK]\"");
+  }
+  tok.vocab_.reserve(n);
+  int bytes = 0;
+  for (int id = 0; id < n; ++id) {
+    tok.vocab_.push_back(tok.sp_->IdToPiece(id));
+    if (tok.sp_->IsByte(id)) ++bytes;
+  }
+  if (bytes != 256) {
+    throw ModelError(prefix + "holds " + std::to_string(bytes) +
+                     " byte pieces; expected all 256 (byte fallback)");
+  }
+  // The model must leave text as it is (identity normalisation: NFKC would turn U+FB01 into
+  // "fi") and mark each word with "▁", as train() sets it up; otherwise it would not split text
+  // the way it did in training.
+  std::vector<std::string> probe;
+  std::string decoded;
+  const std::string probe_text = "\xEF\xAC\x81 a";  // U+FB01 LATIN SMALL LIGATURE FI, space, a
+  if (!tok.sp_->Encode(probe_text, &probe).ok() || !tok.sp_->Decode(probe, &decoded).ok() ||
+      probe.empty() || probe.front().rfind(kWordMark, 0) != 0 || decoded != probe_text) {
+    throw ModelError(prefix + "the model does not use identity normalisation with a \"" +
+                     std::string(kWordMark) + "\" word prefix");
+  }
+  tok.serialized_ = std::move(serialized);
+  return tok;
+}
+
+std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
+  std::vector<int32_t> ids;
+  std::vector<int> part;
+  for_each_chunk(preprocess(raw), [&](std::string_view chunk) {
+    const auto status = sp_->Encode(chunk, &part);
+    if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+    ids.insert(ids.end(), part.begin(), part.end());
+  });
+  return ids;
+}
+
+std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {
+  std::vector<std::string> pieces;
+  std::vector<std::string> part;
+  for_each_chunk(preprocess(raw), [&](std::string_view chunk) {
+    const auto status = sp_->Encode(chunk, &part);
+    if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+    for (auto& piece : part) pieces.push_back(std::move(piece));
+  });
+  return pieces;
+}
+
+int Tokenizer::vocab_size() const { return static_cast<int>(vocab_.size()); }
+
+}  // namespace router

@@ -1,0 +1,60 @@
+// The text pipeline in one object: strict UTF-8 -> normalisation -> pre-tokenisation -> subword
+// pieces (SentencePiece BPE). The vocabulary and merges live in the serialized SentencePiece model,
+// which the model file stores; encode() is const and safe to call from many threads at once.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace sentencepiece {
+class SentencePieceProcessor;
+}
+
+namespace router {
+
+inline constexpr int32_t kPadId = 0;
+inline constexpr int32_t kUnkId = 1;
+// [PAD], [UNK] and the 256 byte-fallback pieces <0x00>..<0xFF>, which every vocabulary holds
+// (ids 2..257) so that no character is ever [UNK]. train() needs vocab_size above this.
+inline constexpr int kReservedPieces = 2 + 256;
+
+class Tokenizer {
+ public:
+  // Learns a BPE vocabulary of `vocab_size` pieces (including [PAD] and [UNK]) from `texts`,
+  // which are normalised and pre-tokenised first. Deterministic: same texts, same model.
+  // A small corpus may give fewer pieces than asked for (never more). Throws UsageError when
+  // vocab_size cannot hold the reserved pieces plus the corpus's characters, or when the texts
+  // hold no token at all.
+  static Tokenizer train(const std::vector<std::string>& texts, int vocab_size);
+
+  // Loads a serialized SentencePiece model. Throws ModelError (naming `where`) if it is invalid
+  // or its special pieces are not [PAD] = 0 and [UNK] = 1.
+  static Tokenizer from_serialized(std::string serialized, const std::string& where);
+
+  Tokenizer(Tokenizer&&) noexcept;
+  Tokenizer& operator=(Tokenizer&&) noexcept;
+  ~Tokenizer();
+
+  // Full pipeline: raw bytes (any, even invalid UTF-8) -> ids. Empty when the text has no tokens.
+  std::vector<int32_t> encode(std::string_view raw) const;
+  // The same, as piece strings (for explain and tests).
+  std::vector<std::string> encode_pieces(std::string_view raw) const;
+
+  // The text the subword model sees: normalize(raw), pre-tokenised, tokens joined by one space.
+  static std::string preprocess(std::string_view raw);
+
+  int vocab_size() const;
+  const std::vector<std::string>& vocab() const { return vocab_; }  // piece by id
+  const std::string& serialized() const { return serialized_; }
+
+ private:
+  Tokenizer();
+  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  std::vector<std::string> vocab_;
+  std::string serialized_;
+};
+
+}  // namespace router
