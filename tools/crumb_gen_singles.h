@@ -1,0 +1,440 @@
+// Single (unpaired) emails for crumb_gen: for each label, a few modes, each with the stories that
+// lead up to the request and the request sentences themselves. A story never decides the label on
+// its own: the same problem stories feed refund_item and replace_item, and late deliveries show up
+// under refund_delivery_fee, feedback, order_status and cancel_order. kHeld entries appear only in
+// the test split (see data/crumb/README.md).
+#pragma once
+
+#include <span>
+
+#include "crumb_gen_tables.h"
+
+namespace router::crumb {
+
+enum class Tone : unsigned char { kUnhappy, kHappy, kNeutral };
+
+struct Mode {
+  int weight;
+  Situation situation;
+  bool needs_cake;  // requests mention a message, flavour, size or eggless
+  Tone tone;
+  bool stack;  // two of its stories may appear together (they add up instead of clashing)
+  std::span<const Entry> stories;
+  std::span<const Entry> requests;
+};
+
+// ---- Product problems (refund_item and replace_item share them) ---------------------------------
+
+inline constexpr Entry kProblemStories[] = {
+    {kAll, "The {short} {was} badly squashed when we opened the box."},
+    {kAll, "The {short} tasted stale, like {they} had been sitting out for days."},
+    {kAll, "We got someone else's order: the {short} {was} not what I had chosen."},
+    {kAll, "There was a piece of plastic inside the {short}."},
+    {kAll, "The {short} smelled sour and nobody could eat {it}."},
+    {kAll, "We found a long hair in the {short}."},
+    {kAll, "The {short} {was} so dry that nobody could finish {it}."},
+    {kAll, "Half of what was listed on your website was missing from the box."},
+    {kHeld, "The {short} {was} badly squashed on one side."},
+    {kHeld, "The {short} smelled sour as soon as we opened the box."},
+};
+inline constexpr Entry kCakeProblemStories[] = {
+    {kAll, "The icing had melted all over the box and the cake was a mess."},
+    {kAll, "The cream on the {short} had gone sour by the time it reached us."},
+    {kAll, "I ordered {flavour} but the {short} we got was {flavour2}."},
+    {kAll, "The message on the {short} was spelt wrong and the top layer had caved in."},
+    {kHeld, "The {short} had slid to one side and the cream had gone sour."},
+};
+
+// ---- refund_item --------------------------------------------------------------------------------
+
+inline constexpr Entry kRefundItemRequests[] = {
+    {kAll, "Please refund the {price} I paid for the {short}."},
+    {kAll, "I would like a full refund for order {order}."},
+    {kAll, "Please refund the {short}."},
+    {kAll, "I want my money back for the {short}."},
+    {kAll, "Kindly process a refund for the {product}."},
+    {kAll, "Please refund the whole order, we could not serve any of it."},
+    {kAll, "Can you refund the amount for the {short} to my card?"},
+    {kAll, "I'd like a refund for the {short}, not a replacement, as the party is over."},
+    {kAll, "Please return the {price} for the {short}, the delivery itself was fine."},
+    {kAll, "I don't want a replacement, please just refund the {short}."},
+    {kAll, "Mujhe {short} ka refund chahiye."},
+    {kAll, "Paise wapas kar do please, the {short} {was} not edible."},
+    {kAll, "Please refund the money for the {short} at the earliest."},
+    {kAll, "The delivery was on time, so this is only about the {short}: please refund {it}."},
+    {kHeld, "Could you refund the {price} for the {short}, please?"},
+    {kHeld, "Please give me my money back for the {short}."},
+    {kHeld, "I need a refund for the {short} from order {order}."},
+};
+
+inline constexpr Mode kRefundItemModes[] = {
+    {3, Situation::kDelivered, false, Tone::kUnhappy, true, kProblemStories, kRefundItemRequests},
+    {1, Situation::kDelivered, true, Tone::kUnhappy, true, kCakeProblemStories,
+     kRefundItemRequests},
+};
+
+// ---- refund_delivery_fee ------------------------------------------------------------------------
+
+inline constexpr Entry kFeeStories[] = {
+    {kAll, "The {short} tasted great, but the delivery came {late} late."},
+    {kAll,
+     "Your rider never showed up, so I went to the {locality} outlet and picked up the {short} "
+     "myself."},
+    {kAll,
+     "The app promised free delivery above ₹500, but I was still charged {fee} for delivery."},
+    {kAll, "Everyone loved the {short}, but the delivery was {late} late."},
+    {kAll, "The delivery slot was {time}, and the rider came {late} after that."},
+    {kAll, "I was charged the delivery fee twice on order {order}."},
+    {kAll, "I had selected store pickup, but {fee} was added as a delivery charge anyway."},
+    {kHeld, "The rider went to the wrong address and we had to wait {late} for it."},
+    {kHeld, "Nothing wrong with the {short}, but it came {late} after the slot."},
+};
+inline constexpr Entry kFeeRequests[] = {
+    {kAll, "Please refund the {fee} delivery charge."},
+    {kAll, "Can I get the delivery fee back?"},
+    {kAll, "I think the delivery charge of {fee} should be refunded."},
+    {kAll, "Please reverse the {fee} delivery fee, the {short} {was} fine."},
+    {kAll, "I'm happy with the {short}, I only want the delivery fee back."},
+    {kAll, "No need to refund the {short}, just the delivery charge please."},
+    {kAll, "Please return the delivery charges to my account."},
+    {kAll, "Delivery charge wapas kar do please, {short} theek tha."},
+    {kAll, "Kindly refund the delivery fee for order {order}."},
+    {kAll,
+     "I don't want anything back for the {short}, just refund the {fee} I paid for delivery."},
+    {kHeld, "Could you refund just the delivery charge, please?"},
+    {kHeld, "I would like the {fee} I paid for delivery refunded."},
+    {kHeld, "Please give me back the delivery fee, the {short} {was} fine."},
+};
+
+inline constexpr Mode kRefundFeeModes[] = {
+    {1, Situation::kDelivered, false, Tone::kUnhappy, false, kFeeStories, kFeeRequests},
+};
+
+// ---- replace_item -------------------------------------------------------------------------------
+
+inline constexpr Entry kReplaceRequests[] = {
+    {kAll, "Please send a replacement as soon as possible."},
+    {kAll, "Can you remake the {short} and deliver {it} by {time}?"},
+    {kAll, "I don't want a refund, just send {new_short}."},
+    {kAll, "Could you send {fresh_short} today?"},
+    {kAll, "Please send the {short} again, properly packed this time."},
+    {kAll, "Naya {short} bhej do please, jaldi."},
+    {kAll, "A replacement would be best, we still need the {short} for tonight."},
+    {kAll, "Kindly arrange a replacement for order {order}."},
+    {kAll, "No refund needed, I just need {new_short} before the party."},
+    {kAll, "Please replace the {short}, the guests are coming at {time}."},
+    {kHeld, "Please remake the {short} and send {it} again."},
+    {kHeld, "We need a replacement today, please."},
+    {kHeld, "Please just send {fresh_short}, I don't need a refund."},
+};
+inline constexpr Entry kReplaceCakeRequests[] = {
+    {kAll, "Please bake a fresh {short} and send it by {time}."},
+    {kAll, "Can you bake the {short} again and send it before {time}?"},
+    {kHeld, "Please send a new {short} today, we still need one."},
+};
+
+inline constexpr Mode kReplaceModes[] = {
+    {3, Situation::kDelivered, false, Tone::kUnhappy, true, kProblemStories, kReplaceRequests},
+    {1, Situation::kDelivered, true, Tone::kUnhappy, true, kCakeProblemStories,
+     kReplaceCakeRequests},
+};
+
+// ---- cancel_order -------------------------------------------------------------------------------
+
+inline constexpr Entry kCancelStories[] = {
+    {kAll, "The party has been called off."},
+    {kAll, "My mother is unwell and we are not celebrating this year."},
+    {kAll, "We have had a death in the family and the function is cancelled."},
+    {kAll, "I accidentally placed the same order twice."},
+    {kAll, "Our trip got moved up and nobody will be home that day."},
+    {kAll, "My office already arranged a cake, so we don't need this one."},
+    {kHeld, "The guests are not coming anymore."},
+    {kHeld, "We will be out of Pune that whole week."},
+};
+inline constexpr Entry kCancelRequests[] = {
+    {kAll, "Please cancel order {order}."},
+    {kAll, "I need to cancel my order."},
+    {kAll, "Kindly cancel the {product} and refund the amount."},
+    {kAll, "Please cancel it and refund the money to my UPI."},
+    {kAll, "Can you cancel the order before it is dispatched?"},
+    {kAll, "Order cancel kar do please."},
+    {kAll, "Please don't deliver it, cancel the whole order."},
+    {kAll, "I don't want to change anything, please just cancel it."},
+    {kAll, "Cancel the order please, we won't need it."},
+    {kAll, "I'd like to cancel the order I placed {placed}."},
+    {kHeld, "Kindly cancel order {order}, we will not need it."},
+    {kHeld, "Could you cancel my order for {day}?"},
+    {kHeld, "We need this order cancelled, please."},
+};
+// A late order the customer gives up on: cancel_order, not order_status.
+inline constexpr Entry kLateCancelStories[] = {
+    {kAll, "It is {late} late already and the party is over."},
+    {kAll, "It was supposed to come by {time} and the guests have left now."},
+    {kHeld, "We have been waiting {late} and the guests have left now."},
+};
+inline constexpr Entry kLateCancelRequests[] = {
+    {kAll, "Please cancel the order, we don't need it anymore."},
+    {kAll, "Don't send it now, just cancel it and refund me."},
+    {kAll, "I want to cancel this order, there is no point delivering it now."},
+    {kHeld, "Please cancel it, it is too late now."},
+};
+
+inline constexpr Mode kCancelModes[] = {
+    {4, Situation::kUpcoming, false, Tone::kNeutral, false, kCancelStories, kCancelRequests},
+    {1, Situation::kDueToday, false, Tone::kUnhappy, false, kLateCancelStories,
+     kLateCancelRequests},
+};
+
+// ---- change_order -------------------------------------------------------------------------------
+
+inline constexpr Entry kAddressStories[] = {
+    {kAll, "We have shifted the party to my sister's place."},
+    {kAll, "I will be at my parents' home that day."},
+    {kHeld, "The party is now at a friend's flat."},
+};
+inline constexpr Entry kAddressRequests[] = {
+    {kAll, "Please change the delivery address to {address}, {locality2}."},
+    {kAll, "Delivery address change kar do please, naya address {address}, {locality2}."},
+    {kAll, "Can you deliver it to {address}, {locality2} instead?"},
+    {kAll, "I don't want to cancel, just update the address to {address}, {locality2}."},
+    {kHeld, "Please send it to {address}, {locality2} this time."},
+};
+inline constexpr Entry kDateStories[] = {
+    {kAll, "The party has moved to {day2}."},
+    {kAll, "The date I picked, {day}, does not work for us anymore."},
+    {kHeld, "Our plans for that day have shifted."},
+};
+inline constexpr Entry kDateRequests[] = {
+    {kAll, "Can you move the delivery from {day} to {day2}?"},
+    {kAll, "I don't want to cancel, just change the date to {day2}."},
+    {kAll, "Delivery {day2} ko kar do please, same time."},
+    {kAll, "Please change the delivery to {day2} instead."},
+    {kHeld, "Could you move the delivery to {day2} instead?"},
+};
+inline constexpr Entry kTimeStories[] = {
+    {kAll, "The party time has moved."},
+    {kAll, "We will be out until late that evening."},
+    {kHeld, "Nobody will be home at the time I picked."},
+};
+inline constexpr Entry kTimeRequests[] = {
+    {kAll, "Please change the delivery time to {time2}."},
+    {kAll, "Please update order {order}: deliver it at {time2} instead of {time}."},
+    {kAll, "Can the rider come at {time2} instead?"},
+    {kHeld, "Could you move the delivery to {time2} instead?"},
+};
+inline constexpr Entry kMessageStories[] = {
+    {kAll, "I noticed a spelling mistake in the message I typed."},
+    {kAll, "My daughter wants a different message on the cake."},
+    {kHeld, "I typed the wrong name in the message."},
+};
+inline constexpr Entry kMessageRequests[] = {
+    {kAll, "Please change the message on the {short} to \"{message}\"."},
+    {kAll, "Please write \"{message}\" on the {short} instead."},
+    {kHeld, "I'd like the message on the {short} changed to \"{message}\"."},
+};
+inline constexpr Entry kEgglessChangeStories[] = {
+    {kAll, "A few guests don't eat eggs."},
+    {kAll, "My in-laws are joining us and they don't eat eggs."},
+    {kHeld, "Some of our guests don't eat eggs."},
+};
+inline constexpr Entry kEgglessChangeRequests[] = {
+    {kAll, "Can you make the {short} eggless?"},
+    {kAll, "Keep everything else the same, only make the {short} eggless."},
+    {kAll, "Please make it eggless, same flavour and size."},
+    {kHeld, "Please make order {order} eggless."},
+};
+inline constexpr Entry kSizeStories[] = {
+    {kAll, "More people are coming than we planned."},
+    {kAll, "We have invited a few more people."},
+    {kHeld, "The number of guests has changed."},
+};
+inline constexpr Entry kSizeRequests[] = {
+    {kAll, "Can we change the size from {size} to {size2}?"},
+    {kAll, "Please make it {size2} instead of {size}."},
+    {kHeld, "Could you change the cake to {size2}?"},
+};
+inline constexpr Entry kFlavourStories[] = {
+    {kAll, "My son just told me he wants a different flavour."},
+    {kAll, "I picked {flavour} by mistake."},
+    {kHeld, "My daughter now wants a different flavour."},
+};
+inline constexpr Entry kFlavourRequests[] = {
+    {kAll, "Please change the flavour to {flavour2}."},
+    {kAll, "Can you make it {flavour2} instead of {flavour}?"},
+    {kHeld, "Could the cake be {flavour2} instead?"},
+};
+
+inline constexpr Mode kChangeModes[] = {
+    {3, Situation::kUpcoming, false, Tone::kNeutral, false, kAddressStories, kAddressRequests},
+    {2, Situation::kUpcoming, false, Tone::kNeutral, false, kDateStories, kDateRequests},
+    {2, Situation::kUpcoming, false, Tone::kNeutral, false, kTimeStories, kTimeRequests},
+    {1, Situation::kUpcoming, true, Tone::kNeutral, false, kMessageStories, kMessageRequests},
+    {1, Situation::kUpcoming, true, Tone::kNeutral, false, kEgglessChangeStories,
+     kEgglessChangeRequests},
+    {1, Situation::kUpcoming, true, Tone::kNeutral, false, kSizeStories, kSizeRequests},
+    {1, Situation::kUpcoming, true, Tone::kNeutral, false, kFlavourStories, kFlavourRequests},
+};
+
+// ---- order_status -------------------------------------------------------------------------------
+
+inline constexpr Entry kLateStories[] = {
+    {kAll, "It was supposed to arrive by {time} and it's already past that."},
+    {kAll, "The app has shown \"out for delivery\" for over an hour now."},
+    {kAll, "The rider's number is switched off."},
+    {kAll, "We have guests coming and there is no sign of it."},
+    {kHeld, "Nobody has called me about the delivery yet."},
+};
+inline constexpr Entry kLateRequests[] = {
+    {kAll, "Where is my order?"},
+    {kAll, "Can you tell me when it will arrive?"},
+    {kAll, "Please share the rider's number or a tracking link."},
+    {kAll, "Order kab tak aayega?"},
+    {kAll, "Bhaiya, order kahan hai?"},
+    {kAll, "If it won't arrive by {time2} I may have to cancel — where is it?"},
+    {kAll, "If it doesn't come by {time2} I might cancel, so please tell me where it is."},
+    {kAll, "I don't want to cancel, I just need to know when it will reach."},
+    {kAll, "Is it still coming today?"},
+    {kAll, "By what time should I expect it?"},
+    {kAll, "I might have to change plans if it's late, so please tell me where it is."},
+    {kHeld, "Could you check where the rider is?"},
+    {kHeld, "When can I expect the delivery?"},
+};
+inline constexpr Entry kWaitingStories[] = {
+    {kAll, "I haven't received any confirmation or tracking link yet."},
+    {kAll, "I placed it {placed} and have heard nothing since."},
+    {kHeld, "The website still has no update on the order."},
+};
+inline constexpr Entry kWaitingRequests[] = {
+    {kAll, "Has it been dispatched yet?"},
+    {kAll, "What is the status of order {order}?"},
+    {kAll, "Can you confirm it will arrive on time?"},
+    {kAll, "Will it reach {locality} on time?"},
+    {kAll, "Can you check if it has been dispatched?"},
+    {kHeld, "Can someone tell me how long it will take?"},
+};
+
+inline constexpr Mode kStatusModes[] = {
+    {3, Situation::kDueToday, false, Tone::kUnhappy, true, kLateStories, kLateRequests},
+    {1, Situation::kUpcoming, false, Tone::kNeutral, false, kWaitingStories, kWaitingRequests},
+};
+
+// ---- feedback -----------------------------------------------------------------------------------
+
+inline constexpr Entry kPraiseStories[] = {
+    {kAll, "Everyone loved the {product} at {occasion}."},
+    {kAll, "The {short} looked exactly like the photo and tasted even better."},
+    {kAll, "The rider was very polite and called before arriving."},
+    {kAll, "The packaging was neat and the {short} arrived in perfect shape."},
+    {kAll, "It was delivered right on time, even in the Diwali rush."},
+    {kHeld, "My parents loved the {short}, it was the best we have had."},
+};
+inline constexpr Entry kPraiseClosings[] = {
+    {kAll, "Just wanted to say thank you!"},
+    {kAll, "Keep up the good work!"},
+    {kAll, "Please pass on my thanks to the baker."},
+    {kAll, "Will definitely order again."},
+    {kAll, "Bahut tasty tha, sabko pasand aaya!"},
+    {kAll, "Thank you for making the day special."},
+    {kHeld, "Thanks to the whole team for this."},
+};
+inline constexpr Entry kComplaintStories[] = {
+    {kAll, "The box was dented and the ribbon was torn."},
+    {kAll, "The {short} {was} a bit too sweet for our taste."},
+    {kAll, "The delivery came {late} late."},
+    {kAll, "The rider asked me to come down to the gate instead of coming up."},
+    {kAll, "Your customer care number did not pick up when I called."},
+    {kAll, "The {short} {was} smaller than it looked in the photo."},
+    {kHeld, "The box was open on one side when it arrived."},
+};
+inline constexpr Entry kComplaintClosings[] = {
+    {kAll, "No need for a refund, I just wanted you to know."},
+    {kAll, "Not asking for anything, just sharing so you can improve."},
+    {kAll, "I am not asking for a refund or a replacement, only giving feedback."},
+    {kAll, "Thought you should know."},
+    {kAll, "This is just feedback, nothing needs to be done."},
+    {kAll, "Hope it is better next time."},
+    {kHeld, "Nothing needs to be done, just letting you know."},
+    {kHeld, "I just wanted to share this with your team."},
+};
+inline constexpr Entry kRudeRiderStories[] = {
+    {kAll, "The rider was rude and threw the box on the counter."},
+    {kAll, "The rider shouted at our watchman over the parking."},
+    {kHeld, "The rider was rude to my mother at the gate."},
+};
+inline constexpr Entry kRudeRiderClosings[] = {
+    {kAll, "No need for a refund, just wanted you to know the rider was rude."},
+    {kAll, "The {short} was fine, I don't want anything back, but please know this happened."},
+    {kHeld, "I am not asking for money back, only letting you know about the rider."},
+};
+
+inline constexpr Mode kFeedbackModes[] = {
+    {3, Situation::kDelivered, false, Tone::kHappy, true, kPraiseStories, kPraiseClosings},
+    {3, Situation::kDelivered, false, Tone::kNeutral, true, kComplaintStories, kComplaintClosings},
+    {1, Situation::kDelivered, false, Tone::kUnhappy, true, kRudeRiderStories, kRudeRiderClosings},
+};
+
+// ---- general_inquiry ----------------------------------------------------------------------------
+
+inline constexpr Entry kEgglessStories[] = {
+    {kAll, "We don't eat eggs at home."},
+    {kAll, "My in-laws are visiting and they are strict vegetarians."},
+    {kHeld, "Half of my office does not eat eggs."}};
+inline constexpr Entry kEgglessRequests[] = {
+    {kAll, "Do you have eggless options for the {product}?"},
+    {kAll, "Are your brownies made without eggs?"},
+    {kAll, "Which cakes can you make eggless, and is there an extra charge?"},
+    {kAll, "Eggless cake milega kya?"},
+    {kHeld, "Which of your cakes are eggless?"}};
+inline constexpr Entry kAllergenStories[] = {{kAll, "My son is allergic to nuts."},
+                                             {kAll, "My wife is diabetic."},
+                                             {kHeld, "One of our guests is allergic to nuts."}};
+inline constexpr Entry kAllergenRequests[] = {
+    {kAll, "Does the {product} contain nuts or gelatin?"},
+    {kAll, "Do you have sugar-free options?"},
+    {kAll, "Is the {product} made in a kitchen that handles peanuts?"},
+    {kHeld, "Can you tell me what is in the {product}?"}};
+inline constexpr Entry kShopStories[] = {{kAll, "I live in {locality}."},
+                                         {kAll, "I'm planning {occasion} next week."},
+                                         {kAll, "I was passing by your store yesterday."},
+                                         {kHeld, "We just moved to {locality}."}};
+inline constexpr Entry kShopRequests[] = {
+    {kAll, "What time does your {locality} outlet close on Sundays?"},
+    {kAll, "Can you share your menu and price list?"},
+    {kAll, "How much is a {size} {flavour} cake?"},
+    {kAll, "Do you deliver to {locality}, and what is the delivery charge?"},
+    {kAll, "Can I order a custom photo cake? How many days in advance should I book?"},
+    {kAll, "Are you open on Diwali?"},
+    {kAll, "What are your opening hours on weekdays?"},
+    {kAll, "Can you give me a rough price for a {size} {flavour} cake?"},
+    {kHeld, "Could you tell me your opening hours?"}};
+inline constexpr Entry kBulkStories[] = {
+    {kAll, "We are a team of {n} people at an office in {locality}."},
+    {kAll, "Our company wants to send Diwali gifts to clients this year."},
+    {kHeld, "Our society wants Diwali gifts for every flat this year."}};
+inline constexpr Entry kBulkRequests[] = {
+    {kAll, "Do you take bulk orders for Diwali hampers? We need about {n}."},
+    {kAll, "Do you do corporate gifting for {n} employees?"},
+    {kAll, "Is there a discount on orders above {n} pieces?"},
+    {kHeld, "What would {n} Diwali hampers cost?"}};
+inline constexpr Entry kNewOrderStories[] = {{kAll, "I'm planning {occasion} next week."},
+                                             {kAll, "We have guests coming over for {day}."},
+                                             {kHeld, "We have a small party at home for {day}."}};
+inline constexpr Entry kNewOrderRequests[] = {
+    {kAll, "I'd like to place an order for a {size} {flavour} cake for {day}."},
+    {kAll, "Can I order {a_product} for {day}?"},
+    {kAll, "I want to place a new order for {a_product}, delivery to {locality}."},
+    {kHeld, "I want to order {a_product} for {day}. How do I place it?"}};
+
+inline constexpr Mode kGeneralModes[] = {
+    {2, Situation::kNone, false, Tone::kNeutral, true, kEgglessStories, kEgglessRequests},
+    {1, Situation::kNone, false, Tone::kNeutral, true, kAllergenStories, kAllergenRequests},
+    {2, Situation::kNone, false, Tone::kHappy, true, kShopStories, kShopRequests},
+    {1, Situation::kNone, false, Tone::kNeutral, false, kBulkStories, kBulkRequests},
+    {2, Situation::kNone, false, Tone::kHappy, false, kNewOrderStories, kNewOrderRequests},
+};
+
+inline constexpr std::span<const Mode> kModesByLabel[kNumLabels] = {
+    kRefundItemModes, kRefundFeeModes, kReplaceModes,  kCancelModes,
+    kChangeModes,     kStatusModes,    kFeedbackModes, kGeneralModes};
+
+}  // namespace router::crumb
