@@ -1,5 +1,7 @@
 // router: the command-line tool. Parses arguments, hands work to the subcommands and maps every
 // failure to one clear line on stderr and a documented exit code (README, "Exit codes").
+#include <malloc.h>
+
 #include <cstdio>
 #include <exception>
 
@@ -19,6 +21,10 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::info);
   router::install_signal_handlers();
+  // Batches change shape from step to step; keep freed blocks for reuse instead of returning
+  // them to the kernel and faulting fresh zeroed pages back in on the next step.
+  mallopt(M_MMAP_THRESHOLD, 1 << 30);
+  mallopt(M_TRIM_THRESHOLD, 1 << 30);
 
   CLI::App app{"router: an order-aware email-intent router (transformer encoder, from scratch)"};
   app.require_subcommand(1);

@@ -1,13 +1,15 @@
-// The model compiled into the binary (models/crumb.json, converted at build time), or nothing
-// when this build has none.
+// The models compiled into the binary (models/crumb.json and models/crumb-nopos.json, packed at
+// build time), or nothing when this build has none.
 #pragma once
 
 #include <optional>
+#include <string_view>
 
 #include "model.h"
 
 namespace router {
 
-std::optional<Model> builtin_model();
+// name: "crumb" (the default model) or "crumb-nopos" (the same without positions).
+std::optional<Model> builtin_model(std::string_view name = "crumb");
 
 }  // namespace router

@@ -2,6 +2,8 @@
 
 #include <cmath>
 
+#include <unsupported/Eigen/SpecialFunctions>
+
 #include "rng.h"
 
 namespace router {
@@ -84,8 +86,10 @@ void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>*
 
 template <typename S>
 void gelu_forward(const Mat<S>& x, Mat<S>& y) {
+  // Eigen's vectorised erf: several times faster than calling std::erf per element.
   const S inv_sqrt2 = S(0.70710678118654752440);
-  y = x.unaryExpr([&](S v) { return S(0.5) * v * (S(1) + std::erf(v * inv_sqrt2)); });
+  y.resize(x.rows(), x.cols());
+  y.array() = S(0.5) * x.array() * (S(1) + (x.array() * inv_sqrt2).erf());
 }
 
 template <typename S>
@@ -93,9 +97,8 @@ void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx) {
   // d/dx [0.5 x (1 + erf(x/sqrt2))] = 0.5 (1 + erf(x/sqrt2)) + x * N(x), N the standard normal pdf
   const S inv_sqrt2 = S(0.70710678118654752440);
   const S inv_sqrt2pi = S(0.39894228040143267794);
-  dx.array() += dy.array() * x.array().unaryExpr([&](S v) {
-    return S(0.5) * (S(1) + std::erf(v * inv_sqrt2)) + v * inv_sqrt2pi * std::exp(S(-0.5) * v * v);
-  });
+  dx.array() += dy.array() * (S(0.5) * (S(1) + (x.array() * inv_sqrt2).erf()) +
+                              x.array() * inv_sqrt2pi * (S(-0.5) * x.array().square()).exp());
 }
 
 // ---------------------------------------------------------------------------------------------
