@@ -148,12 +148,10 @@ void add_train_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("train", "Train a model on labelled emails");
   auto& o = t->o;
   cmd->add_option("--train", t->train, "Training data: JSON Lines or a JSON array of {text, label}")
-      ->required()->check(CLI::ExistingFile);
-  cmd->add_option("--valid", t->valid, "Validation data (default: hold out --valid-share of --train)")
-      ->check(CLI::ExistingFile);
+      ->required();
+  cmd->add_option("--valid", t->valid, "Validation data (default: hold out --valid-share of --train)");
   cmd->add_option("-o,--output", t->output, "Where to write the model (JSON)")->required();
-  cmd->add_option("--config", t->config, "Options from a JSON object; flags override it")
-      ->check(CLI::ExistingFile);
+  cmd->add_option("--config", t->config, "Options from a JSON object; flags override it");
   auto add = [&](const char* flag, const char* key, auto& var, const char* help) {
     CLI::Option* opt = cmd->add_option(flag, var, help)->capture_default_str();
     t->by_key[key] = opt;

@@ -22,7 +22,7 @@ ojson parse_value(const std::string& text, const std::string& where) {
   };
   try {
     return ojson::parse(text, guard);
-  } catch (const ojson::parse_error& e) {
+  } catch (const ojson::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
     throw InputError(where + ": malformed JSON: " + e.what());
   }
 }

@@ -14,7 +14,7 @@ enum class ExitCode : int {
   kFailure = 1,       // anything unexpected (a bug, if it ever happens)
   kUsage = 2,         // bad command line
   kBadInput = 3,      // unreadable or malformed input data or text
-  kBadModel = 4,      // model file missing, malformed or inconsistent
+  kBadModel = 4,      // model file malformed or inconsistent (a missing file is kIo)
   kIo = 5,            // cannot write an output, disk full, ...
   kSkipped = 6,       // finished, but --skip-invalid skipped some records
   kInterrupted = 130, // SIGINT / SIGTERM

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <set>
 
 #include "errors.h"
 
@@ -81,9 +82,19 @@ Model model_from_binary(std::string_view bytes, const std::string& name) {
     c.n_layers = h.at("n_layers");
     c.d_ff = h.at("d_ff");
     c.max_len = h.at("max_len");
-    c.positional = h.at("positional") == "none" ? Positional::kNone : Positional::kSinusoidal;
+    c.positional = positional_from_string(h.at("positional").get<std::string>());
     validate(c, name);
     auto labels = h.at("labels").get<std::vector<std::string>>();
+    // The same label rules as the JSON file: the classifier's size comes from this list.
+    if (labels.size() < 2 || labels.size() > 10000) {
+      throw ModelError(name + ": expected 2 to 10000 labels");
+    }
+    if (std::set<std::string>(labels.begin(), labels.end()).size() != labels.size()) {
+      throw ModelError(name + ": duplicate label");
+    }
+    for (const auto& l : labels) {
+      if (l.empty()) throw ModelError(name + ": empty label");
+    }
     const double temperature = h.at("temperature");
     if (!(temperature > 0) || !std::isfinite(temperature)) {
       throw ModelError(name + ": bad temperature");
@@ -96,11 +107,18 @@ Model model_from_binary(std::string_view bytes, const std::string& name) {
     for (auto& t : tensors(p)) {
       std::string_view data = r.take(static_cast<size_t>(t.size) * sizeof(float), "tensors");
       std::memcpy(t.data, data.data(), data.size());
+      for (int64_t i = 0; i < t.size; ++i) {
+        if (!std::isfinite(t.data[i])) {
+          throw ModelError(name + ": " + t.name + "[" + std::to_string(i) + "] is not finite");
+        }
+      }
     }
     if (!r.done()) throw ModelError(name + ": trailing bytes after the last tensor");
     return Model(c, std::move(labels), std::move(tok), std::move(p), temperature,
                  h.at("metadata"));
   } catch (const nlohmann::json::exception& e) {
+    throw ModelError(name + ": bad binary model header: " + e.what());
+  } catch (const UsageError& e) {  // from positional_from_string
     throw ModelError(name + ": bad binary model header: " + e.what());
   }
 }

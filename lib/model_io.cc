@@ -26,7 +26,7 @@ class Checker {
  public:
   explicit Checker(std::string file) : file_(std::move(file)) {}
   [[noreturn]] void fail(const std::string& path, const std::string& what) const {
-    throw ModelError(file_ + ": " + path + ": " + what);
+    throw ModelError(file_ + ": " + (path.empty() ? "/" : path) + ": " + what);
   }
   const json& member(const json& obj, const std::string& path, const char* key) const {
     auto it = obj.find(key);
@@ -43,7 +43,9 @@ class Checker {
   }
   int integer(const json& v, const std::string& path) const {
     if (!v.is_number_integer()) fail(path, "expected an integer");
-    const auto x = v.get<int64_t>();
+    // An unsigned value above INT64_MAX would wrap in get<int64_t>(), so look at it unsigned.
+    const bool huge = v.is_number_unsigned() && v.get<uint64_t>() > uint64_t{1} << 62;
+    const int64_t x = huge ? std::numeric_limits<int64_t>::max() : v.get<int64_t>();
     if (x < std::numeric_limits<int>::min() || x > std::numeric_limits<int>::max()) {
       fail(path, "integer out of range");
     }
@@ -61,26 +63,43 @@ class Checker {
 
 json parse_limited(const std::string& text, const std::string& name) {
   // Refuse hostile nesting early, and duplicate keys, which nlohmann would silently overwrite.
-  std::vector<std::set<std::string>> open_objects;
+  // The stack of open containers gives both errors their JSON path.
+  struct Open {
+    bool object = false;
+    std::set<std::string> keys;
+    std::string key;   // the current member, for objects
+    size_t index = 0;  // the current element, for arrays
+  };
+  std::vector<Open> open;
+  auto where = [&] {
+    std::string path;
+    for (const Open& o : open) path += "/" + (o.object ? o.key : std::to_string(o.index));
+    return path.empty() ? std::string("/") : path;
+  };
   auto guard = [&](int depth, json::parse_event_t event, json& parsed) {
-    if (depth > kMaxDepth) {
-      throw ModelError(name + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
-    }
-    if (event == json::parse_event_t::object_start) {
-      open_objects.emplace_back();
-    } else if (event == json::parse_event_t::object_end) {
-      if (!open_objects.empty()) open_objects.pop_back();
-    } else if (event == json::parse_event_t::key && !open_objects.empty()) {
-      const auto& key = parsed.get_ref<const std::string&>();
-      if (!open_objects.back().insert(key).second) {
-        throw ModelError(name + ": duplicate key '" + key + "'");
+    using E = json::parse_event_t;
+    if (event == E::object_start || event == E::array_start) {
+      if (depth >= kMaxDepth) {
+        throw ModelError(name + ": " + where() + ": JSON nested deeper than " +
+                         std::to_string(kMaxDepth) + " levels");
       }
+      open.push_back({event == E::object_start, {}, {}, 0});
+    } else if (event == E::key) {
+      open.back().key = parsed.get<std::string>();
+      if (!open.back().keys.insert(open.back().key).second) {
+        throw ModelError(name + ": " + where() + ": duplicate key '" + open.back().key + "'");
+      }
+    }
+    if (event == E::object_end || event == E::array_end) open.pop_back();
+    if ((event == E::value || event == E::object_end || event == E::array_end) && !open.empty() &&
+        !open.back().object) {
+      ++open.back().index;
     }
     return true;
   };
   try {
     return json::parse(text, guard);
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) {  // parse_error, and out_of_range for 1e400
     throw ModelError(name + ": not valid JSON: " + e.what());
   }
 }

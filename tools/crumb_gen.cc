@@ -242,7 +242,9 @@ Vars make_vars(Rng& rng, bool test, bool needs_cake) {
 
 // ---- The email around the request ---------------------------------------------------------------
 
-enum class Layout { kLetter, kOneLine, kBare };
+// kShort is the request alone, as typed on a phone. Short emails also make word order easy to
+// learn: the same constructions then carry over to the long emails.
+enum class Layout { kLetter, kOneLine, kBare, kShort };
 
 // Everything but the request sentence. Both sides of a pair render the same Shell.
 struct Shell {
@@ -304,7 +306,10 @@ struct ShellOptions {
 Shell make_shell(Rng& rng, bool test, const Vars& v, const ShellOptions& o) {
   Shell sh;
   const size_t layout = rng.below(100);
-  sh.layout = layout < 70 ? Layout::kLetter : layout < 88 ? Layout::kOneLine : Layout::kBare;
+  sh.layout = layout < 45   ? Layout::kLetter
+              : layout < 57 ? Layout::kOneLine
+              : layout < 65 ? Layout::kBare
+                            : Layout::kShort;
 
   if (sh.layout == Layout::kLetter && rng.chance(100))
     sh.subject = fill(pick_text(subjects_for(o.situation), rng, test, Table::kLetter), v);
@@ -428,13 +433,16 @@ std::string render(const Shell& sh, const std::string& request) {
     case Layout::kBare:
       text = body + "\n- " + sh.sign_name;
       break;
+    case Layout::kShort:
+      text = request;
+      break;
   }
   if (sh.typo_draw != 0) text = add_typos(text, sh.typo_draw);
   if (sh.lowercase)
     for (char& c : text)
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   // The quoted support message is not the customer's writing: no typos, no lowercasing.
-  if (!sh.quote.empty()) text += "\n\n" + sh.quote;
+  if (!sh.quote.empty() && sh.layout != Layout::kShort) text += "\n\n" + sh.quote;
   return text;
 }
 

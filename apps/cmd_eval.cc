@@ -1,0 +1,122 @@
+// `router eval`: labels a labelled data set and reports accuracy, the scikit-learn style
+// classification report, the confusion matrix, swap-pair accuracy, calibration error and, with a
+// threshold, coverage; as text or as one JSON object (--json). Predictions are the same as
+// `router batch` gives for the same records: every email goes through the model on its own.
+// The data set is read whole (evaluation sets are small); `router batch` streams.
+#include <cstdio>
+
+#include <spdlog/spdlog.h>
+
+#include "common.h"
+#include "dataset.h"
+#include "errors.h"
+#include "metrics.h"
+#include "parallel.h"
+#include "progress.h"
+#include "signals.h"
+
+namespace router::app {
+
+namespace {
+
+constexpr int kChunk = 1024;
+
+struct EvalOptions {
+  std::string data;
+  std::string model;
+  bool json = false;
+  int k = 0;
+  double min_confidence = -1;  // < 0: off
+  int threads = 0;
+};
+
+void run(const EvalOptions& o) {
+  const Model model = load_model_or_default(o.model);
+  const std::vector<Example> examples = read_examples(o.data);
+  const int n = static_cast<int>(examples.size());
+
+  std::vector<Prediction> preds(n);
+  ProgressBar bar("  eval");
+  for (int lo = 0; lo < n; lo += kChunk) {
+    check_interrupted();
+    const int hi = std::min(n, lo + kChunk);
+    parallel_for(hi - lo, o.threads, [&](int i) {
+      const Example& e = examples[lo + i];
+      try {
+        preds[lo + i] = model.predict(e.text);
+      } catch (const InputError&) {
+        throw InputError(e.where + ": \"text\" is empty (nothing but white space)");
+      }
+    });
+    bar.update(hi, n);
+  }
+  bar.clear();
+
+  const std::optional<double> threshold =
+      o.min_confidence >= 0 ? std::optional<double>(o.min_confidence) : std::nullopt;
+  MetricsAccumulator metrics(model.labels(), threshold, o.k);
+  int truncated = 0;
+  for (int i = 0; i < n; ++i) {
+    const Prediction& p = preds[i];
+    const int t = metrics.index_of(examples[i].label);
+    metrics.add(examples[i].label, p.label, p.confidence, examples[i].pair,
+                t >= 0 ? rank_of(p.probs, t) : -1);
+    truncated += p.truncated;
+  }
+  const Evaluation e = metrics.finish();
+  if (e.n_unknown > 0) {
+    std::string names;
+    for (const auto& [label, count] : e.unknown_labels) {
+      names += (names.empty() ? "\"" : ", \"") + label + "\" (" + std::to_string(count) + ")";
+    }
+    spdlog::warn("{} of {} records have a label the model lacks and are not scored: {}",
+                 e.n_unknown, n, names);
+  }
+  if (e.n == 0) {
+    throw InputError(o.data + ": no record has a label the model knows; its labels are " +
+                     nlohmann::json(model.labels()).dump());
+  }
+  if (truncated > 0) {
+    spdlog::info("{} email(s) longer than max_len = {} tokens: only the first {} were used",
+                 truncated, model.config().max_len, model.config().max_len);
+  }
+  const std::string out = o.json ? evaluation_json(e).dump() + "\n" : evaluation_text(e);
+  std::fputs(out.c_str(), stdout);
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App& app) {
+  auto o = std::make_shared<EvalOptions>();
+  auto* cmd = app.add_subcommand("eval", "Measure a model on labelled records");
+  cmd->add_option("data", o->data,
+                  "JSON Lines or a JSON array of {\"text\", \"label\"[, \"pair\"]} ('-': stdin)")
+      ->required();
+  add_model_option(*cmd, o->model);
+  cmd->add_flag("--json", o->json, "Print one JSON object instead of the text report");
+  cmd->add_option("-k,--top-k", o->k, "Also report top-K accuracy (true label among the K best)")
+      ->check(CLI::Range(1, 10000));
+  cmd->add_option("--min-confidence", o->min_confidence,
+                  "Also report coverage (share with confidence >= T) and accuracy on it")
+      ->check(CLI::Range(0.0, 1.0));
+  cmd->add_option("--threads", o->threads, "Threads (0 = all cores); never changes the result")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
+  cmd->footer(
+      "Metrics use the model's best label (--min-confidence only adds the coverage lines).\n"
+      "Per-label rows and macro/weighted averages cover the labels that occur in the data or\n"
+      "in the predictions, as scikit-learn's classification_report does; the confusion matrix\n"
+      "has every model label. Records that share a \"pair\" id form a group, right only when\n"
+      "every member is right (a pair id on one record only is ignored). ECE: 15 equal-width\n"
+      "bins. Records whose label the model does not have are not scored: they are counted and\n"
+      "named in a warning (and in --json: n_unknown, unknown_labels), never counted as wrong.\n"
+      "JSON keys: n, accuracy, macro_f1, weighted_f1, pair_accuracy (null without pairs),\n"
+      "pair_groups, pair_groups_right, ece, labels, per_label, macro_avg, weighted_avg,\n"
+      "confusion ([true][predicted], in `labels` order), coverage, top_k_accuracy, n_unknown,\n"
+      "unknown_labels.\n");
+  // -v / -q work after the subcommand too (`router batch in.jsonl -v`): the top level takes them.
+  cmd->fallthrough();
+  cmd->callback([o] { run(*o); });
+}
+
+}  // namespace router::app
