@@ -1,4 +1,6 @@
 // `router classify`: one label per email, from arguments, a file, stdin, or one email per line.
+// A real message (.eml) is parsed first (lib/mail.h) and the model sees its subject and text.
+#include <cstdio>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -6,6 +8,7 @@
 #include "atomic_file.h"
 #include "common.h"
 #include "errors.h"
+#include "mail.h"
 #include "parallel.h"
 
 namespace router::app {
@@ -20,7 +23,30 @@ struct ClassifyOptions {
   int k = 0;
   bool json = false;
   int threads = 0;
+  std::string format = "auto";  // auto | text | eml
+  bool show_text = false;
 };
+
+// What the model sees of `email`: the email itself, or the text of a parsed message.
+std::string model_text(const ClassifyOptions& o, std::string email, const std::string& where) {
+  if (o.format == "eml" || (o.format == "auto" && looks_like_message(email))) {
+    return parse_message(email, where).text;
+  }
+  return email;
+}
+
+// Every line of `text` on stderr, prefixed so that it is never taken for a result.
+void show_text(const std::string& text) {
+  std::string out;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out += "router: text: " + text.substr(start, end - start) + "\n";
+    start = end + 1;
+  }
+  std::fputs(out.c_str(), stderr);
+}
 
 std::string read_input(const std::string& file) {
   if (file == "-") {
@@ -45,6 +71,7 @@ std::vector<std::string> split_lines(const std::string& text) {
 }
 
 void run(const ClassifyOptions& o) {
+  if (o.lines && o.format == "eml") throw UsageError("--format eml reads one message, not --lines");
   if (!o.texts.empty() && !o.file.empty()) {
     throw UsageError("give emails as arguments or with -f, not both");
   }
@@ -63,6 +90,12 @@ void run(const ClassifyOptions& o) {
       emails.push_back(std::move(all));
     }
   }
+  if (!o.lines) {
+    for (size_t i = 0; i < emails.size(); ++i) {
+      const std::string where = o.texts.empty() ? source : source + " " + std::to_string(i + 1);
+      emails[i] = model_text(o, std::move(emails[i]), where);
+    }
+  }
   const Model model = load_model_or_default(o.model);
   // Name the offending email before any output.
   for (size_t i = 0; i < emails.size(); ++i) {
@@ -70,6 +103,9 @@ void run(const ClassifyOptions& o) {
       throw InputError(source + ": email " + std::to_string(i + 1) +
                        " is empty (nothing but white space)");
     }
+  }
+  if (o.show_text) {
+    for (const auto& email : emails) show_text(email);
   }
   const auto preds = model.predict_many(emails, o.threads);
   std::string out;
@@ -108,6 +144,14 @@ void add_classify_command(CLI::App& app) {
   cmd->add_flag("--json", opts->json, "One JSON object per email per line");
   cmd->add_option("--threads", opts->threads, "Threads (default: all cores)")
       ->check(CLI::Range(0, 256));
+  cmd->add_option("--format", opts->format,
+                  "auto: parse the input as an email message (.eml) if it starts with RFC 5322 "
+                  "headers; text: always plain text; eml: always a message")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"auto", "text", "eml"}));
+  cmd->add_flag("--show-text", opts->show_text,
+                "Print what the model sees (subject and body, quotes and signature cut) to "
+                "stderr, each line prefixed \"router: text: \"; stdout keeps one result per email");
   cmd->callback([opts] { run(*opts); });
 }
 

@@ -75,11 +75,11 @@ void run(const DemoOptions& o) {
   std::printf("  B  %-30s %s\n\n", cell(pos, pb).c_str(), cell(nopos, nb).c_str());
   std::printf(
       "Without positions the model cannot see order: self-attention is permutation-equivariant\n"
-      "and mean pooling is permutation-invariant, so A and B get %s (largest difference\n"
-      "between their probability vectors: %s, float rounding).\n",
+      "and mean pooling is permutation-invariant, so A and B get %s\n"
+      "(largest difference between their probability vectors: %s, float rounding).\n",
       na.label == nb.label ? "the same label and confidence" : "DIFFERENT labels (unexpected)",
       sci(nopos_diff).c_str());
-  std::printf("With sinusoidal positions added to the embeddings, %s: A -> %s, B -> %s.\n\n",
+  std::printf("With sinusoidal positions added to the embeddings, %s:\nA -> %s, B -> %s.\n\n",
               pa.label != pb.label ? "they get different labels" : "they get the SAME label",
               label(pos, pa).c_str(), label(pos, pb).c_str());
   std::printf("Permutation test: the %zu tokens of A shuffled, first attention layer of crumb.\n",

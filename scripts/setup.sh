@@ -6,6 +6,7 @@ set -euo pipefail
 packages=(
   build-essential cmake pkg-config
   libcli11-dev nlohmann-json3-dev libeigen3-dev libspdlog-dev libsentencepiece-dev
+  libgmime-3.0-dev  # real email in: MIME, transfer encodings, charsets
   libgtest-dev libbenchmark-dev
   parallel  # the scale-out test runs router under GNU parallel
 )

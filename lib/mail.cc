@@ -1,0 +1,495 @@
+// GMime does the MIME work (structure, transfer encodings, header decoding, charset names);
+// this file picks the part, converts it to UTF-8, strips HTML and cuts replies and signatures.
+#include "mail.h"
+
+#include <gmime/gmime.h>
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "errors.h"
+
+namespace router {
+
+namespace {
+
+void init_gmime() {
+  static std::once_flag once;
+  std::call_once(once, [] { g_mime_init(); });
+}
+
+struct GObjectUnref {
+  void operator()(void* p) const {
+    if (p) g_object_unref(p);
+  }
+};
+template <typename T>
+using GPtr = std::unique_ptr<T, GObjectUnref>;
+
+struct GFreeDeleter {
+  void operator()(void* p) const { g_free(p); }
+};
+using GString = std::unique_ptr<char, GFreeDeleter>;
+
+std::string lower(std::string_view s) {
+  std::string out(s);
+  std::transform(out.begin(), out.end(), out.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return out;
+}
+
+std::string_view rtrim(std::string_view s) {
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) {
+    s.remove_suffix(1);
+  }
+  return s;
+}
+
+std::string_view trim(std::string_view s) {
+  s = rtrim(s);
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  return s;
+}
+
+bool valid_utf8(const std::string& s) {
+  return g_utf8_validate(s.data(), static_cast<gssize>(s.size()), nullptr);
+}
+
+// Invalid sequences become U+FFFD, so that everything downstream sees valid UTF-8.
+std::string make_valid(const std::string& s) {
+  if (valid_utf8(s)) return s;
+  GString fixed(g_utf8_make_valid(s.data(), static_cast<gssize>(s.size())));
+  return fixed.get();
+}
+
+// Bytes in charset `from` -> UTF-8; false if iconv does not know `from` (known = false) or the
+// bytes are not valid in it. Throws nothing.
+bool convert(const std::string& bytes, const char* from, std::string& out, bool& known) {
+  const GIConv cd = g_iconv_open("UTF-8", from);
+  known = cd != reinterpret_cast<GIConv>(-1);
+  if (!known) return false;
+  g_iconv_close(cd);
+  GError* error = nullptr;
+  gsize written = 0;
+  GString converted(g_convert(bytes.data(), static_cast<gssize>(bytes.size()), "UTF-8", from,
+                              nullptr, &written, &error));
+  if (error) g_error_free(error);
+  if (!converted) return false;
+  out.assign(converted.get(), written);
+  return true;
+}
+
+// Windows-1252, falling back to ISO-8859-1 for the five bytes Windows-1252 leaves undefined.
+std::string from_windows_1252(const std::string& bytes) {
+  std::string out;
+  bool known = false;
+  if (convert(bytes, "WINDOWS-1252", out, known)) return out;
+  if (convert(bytes, "ISO-8859-1", out, known)) return out;
+  return make_valid(bytes);
+}
+
+std::string to_utf8(const std::string& bytes, const char* charset_param, const std::string& where,
+                    const char* part) {
+  const std::string charset = lower(charset_param ? charset_param : "us-ascii");
+  const std::string canon = lower(g_mime_charset_canon_name(charset.c_str()));
+  if (canon == "utf-8" || canon == "utf8") return make_valid(bytes);
+  if (canon == "us-ascii" || canon == "ascii" || canon == "ansi_x3.4-1968") {
+    // 8-bit bytes under an ASCII label: UTF-8 if they are, else the usual Windows mail charset.
+    return valid_utf8(bytes) ? bytes : from_windows_1252(bytes);
+  }
+  if (canon == "iso-8859-1" || canon == "latin1" || canon == "windows-1252" || canon == "cp1252") {
+    return from_windows_1252(bytes);
+  }
+  std::string out;
+  bool known = false;
+  if (convert(bytes, g_mime_charset_iconv_name(charset.c_str()), out, known)) return out;
+  if (!known && valid_utf8(bytes)) return bytes;  // a made-up label on ASCII/UTF-8 text
+  throw InputError(where + ": cannot decode the " + part +
+                   " part: " + (known ? "bytes that are not valid " : "unknown charset ") + "\"" +
+                   (charset_param ? charset_param : "") + "\"");
+}
+
+// ---- HTML to text ------------------------------------------------------------------------
+
+void append_utf8(std::string& out, uint32_t cp) {
+  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
+  char buf[6];
+  const int n = g_unichar_to_utf8(cp, buf);
+  out.append(buf, static_cast<size_t>(n));
+}
+
+// Decodes the entity at s[i] == '&' into `out`; returns the index after it (i + 1 if unknown).
+size_t decode_entity(std::string_view s, size_t i, std::string& out) {
+  static const std::array<std::pair<std::string_view, uint32_t>, 17> kNamed = {{
+      {"amp", '&'},
+      {"lt", '<'},
+      {"gt", '>'},
+      {"quot", '"'},
+      {"apos", '\''},
+      {"nbsp", ' '},
+      {"ndash", 0x2013},
+      {"mdash", 0x2014},
+      {"hellip", 0x2026},
+      {"lsquo", 0x2018},
+      {"rsquo", 0x2019},
+      {"ldquo", 0x201C},
+      {"rdquo", 0x201D},
+      {"copy", 0xA9},
+      {"reg", 0xAE},
+      {"euro", 0x20AC},
+      {"bull", 0x2022},
+  }};
+  const size_t semi = s.find(';', i + 1);
+  if (semi == std::string_view::npos || semi - i > 12) {
+    out += '&';
+    return i + 1;
+  }
+  const std::string_view name = s.substr(i + 1, semi - i - 1);
+  if (!name.empty() && name[0] == '#') {
+    const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
+    const std::string_view digits = name.substr(hex ? 2 : 1);
+    uint32_t cp = 0;
+    bool ok = !digits.empty();
+    for (char c : digits) {
+      int d = -1;
+      if (c >= '0' && c <= '9')
+        d = c - '0';
+      else if (hex && c >= 'a' && c <= 'f')
+        d = c - 'a' + 10;
+      else if (hex && c >= 'A' && c <= 'F')
+        d = c - 'A' + 10;
+      if (d < 0 || cp > 0x10FFFF) {
+        ok = false;
+        break;
+      }
+      cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
+    }
+    if (ok) {
+      append_utf8(out, cp == 0xA0 ? ' ' : cp);
+      return semi + 1;
+    }
+  } else {
+    for (const auto& [n, cp] : kNamed) {
+      if (n == name) {
+        append_utf8(out, cp);
+        return semi + 1;
+      }
+    }
+  }
+  out += '&';
+  return i + 1;
+}
+
+// Tags that end a line of text.
+bool is_block(std::string_view tag) {
+  static const std::array<std::string_view, 19> kBlocks = {
+      "br", "p",  "div", "tr", "li", "ul",         "ol",  "table",   "h1",   "h2",
+      "h3", "h4", "h5",  "h6", "hr", "blockquote", "pre", "section", "title"};
+  return std::find(kBlocks.begin(), kBlocks.end(), tag) != kBlocks.end();
+}
+
+// Text of an HTML document: tags dropped, block tags as line breaks, white space runs collapsed,
+// entities decoded; <script>, <style>, <head> and <blockquote> (quoted replies) left out.
+std::string html_to_text(std::string_view html) {
+  std::string out;
+  int quote_depth = 0;
+  bool space = false;
+  size_t i = 0;
+  while (i < html.size()) {
+    const char c = html[i];
+    if (c == '<') {
+      if (html.substr(i, 4) == "<!--") {
+        const size_t end = html.find("-->", i + 4);
+        i = end == std::string_view::npos ? html.size() : end + 3;
+        continue;
+      }
+      const size_t close = html.find('>', i + 1);
+      if (close == std::string_view::npos) break;  // a cut-off tag: the text has ended
+      std::string_view inside = html.substr(i + 1, close - i - 1);
+      const bool closing = !inside.empty() && inside[0] == '/';
+      if (closing) inside.remove_prefix(1);
+      size_t n = 0;
+      while (n < inside.size() && (std::isalnum(static_cast<unsigned char>(inside[n])))) ++n;
+      const std::string tag = lower(inside.substr(0, n));
+      i = close + 1;
+      if (!closing && (tag == "script" || tag == "style" || tag == "head")) {
+        const size_t end = lower(html.substr(i)).find("</" + tag);
+        if (end == std::string::npos) break;
+        const size_t gt = html.find('>', i + end);
+        i = gt == std::string_view::npos ? html.size() : gt + 1;
+        continue;
+      }
+      if (tag == "blockquote") quote_depth = std::max(0, quote_depth + (closing ? -1 : 1));
+      if (is_block(tag) && quote_depth == 0) {
+        out += '\n';
+        space = false;
+      }
+      continue;
+    }
+    if (quote_depth > 0) {
+      ++i;
+      continue;
+    }
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f') {
+      space = true;
+      ++i;
+      continue;
+    }
+    if (space && !out.empty() && out.back() != '\n') out += ' ';
+    space = false;
+    if (c == '&') {
+      i = decode_entity(html, i, out);
+    } else {
+      out += c;
+      ++i;
+    }
+  }
+  return out;
+}
+
+// ---- Quotes and signatures ----------------------------------------------------------------
+
+bool starts_with(std::string_view s, std::string_view prefix) {
+  return s.substr(0, prefix.size()) == prefix;
+}
+
+bool ends_with(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// The body without quoted lines, the quoted reply and the signature; lines right-trimmed,
+// runs of blank lines collapsed to one, no blank lines at either end.
+std::string clean_body(std::string_view body) {
+  std::vector<std::string_view> lines;
+  size_t start = 0;
+  while (start <= body.size()) {
+    size_t end = body.find('\n', start);
+    if (end == std::string_view::npos) end = body.size();
+    std::string_view line = body.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    lines.push_back(line);
+    start = end + 1;
+  }
+  std::string out;
+  bool blank = false;
+  for (size_t i = 0; i < lines.size(); ++i) {
+    const std::string_view line = lines[i];
+    if (line == "-- ") break;  // the signature separator (RFC 3676)
+    const std::string_view t = trim(line);
+    if (t == "-----Original Message-----") break;
+    // "On <date>, <name> wrote:", possibly wrapped onto a second line by the mail client.
+    if (starts_with(t, "On ") && t.size() < 400 &&
+        (ends_with(t, "wrote:") ||
+         (i + 1 < lines.size() && ends_with(trim(lines[i + 1]), "wrote:") &&
+          !starts_with(lines[i + 1], ">")))) {
+      break;
+    }
+    if (starts_with(line, ">")) continue;
+    if (t.empty()) {
+      blank = !out.empty();
+      continue;
+    }
+    if (blank) out += '\n';
+    blank = false;
+    out += rtrim(line);
+    out += '\n';
+  }
+  if (!out.empty()) out.pop_back();
+  return out;
+}
+
+// ---- MIME --------------------------------------------------------------------------------
+
+// The first non-attachment text/<subtype> part, depth first; forwarded messages are not entered.
+GMimePart* find_text_part(GMimeObject* object, const char* subtype) {
+  if (GMIME_IS_MULTIPART(object)) {
+    GMimeMultipart* multipart = GMIME_MULTIPART(object);
+    const int n = g_mime_multipart_get_count(multipart);
+    for (int i = 0; i < n; ++i) {
+      if (GMimePart* p = find_text_part(g_mime_multipart_get_part(multipart, i), subtype)) {
+        return p;
+      }
+    }
+    return nullptr;
+  }
+  if (!GMIME_IS_PART(object)) return nullptr;
+  GMimePart* part = GMIME_PART(object);
+  GMimeContentType* type = g_mime_object_get_content_type(object);
+  if (!type || !g_mime_content_type_is_type(type, "text", subtype)) return nullptr;
+  if (g_mime_part_is_attachment(part)) return nullptr;
+  return part;
+}
+
+std::string part_bytes(GMimePart* part) {
+  GMimeDataWrapper* content = g_mime_part_get_content(part);
+  if (!content) return "";
+  GPtr<GMimeStream> mem(g_mime_stream_mem_new());
+  // Undoes the Content-Transfer-Encoding (base64, quoted-printable, ...).
+  if (g_mime_data_wrapper_write_to_stream(content, mem.get()) < 0) return "";
+  GByteArray* bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
+  return std::string(reinterpret_cast<const char*>(bytes->data), bytes->len);
+}
+
+std::string one_line(std::string_view s) {
+  std::string out;
+  bool space = false;
+  for (char c : trim(s)) {
+    if (c == '\n' || c == '\r' || c == '\t' || c == ' ') {
+      space = true;
+      continue;
+    }
+    if (space && !out.empty()) out += ' ';
+    space = false;
+    out += c;
+  }
+  return out;
+}
+
+bool header_name_char(char c) { return c > 32 && c < 127 && c != ':'; }
+
+}  // namespace
+
+bool looks_like_message(std::string_view s) {
+  static const std::array<std::string_view, 9> kKnown = {
+      "from",     "subject",     "message-id", "date",        "mime-version",
+      "received", "return-path", "to",         "content-type"};
+  bool known = false, any = false;
+  size_t pos = 0;
+  int n = 0;
+  while (pos < s.size() && n < 500) {
+    size_t end = s.find('\n', pos);
+    const bool last = end == std::string_view::npos;
+    if (last) end = s.size();
+    std::string_view line = s.substr(pos, end - pos);
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    if (line.empty()) return any && known;  // the blank line ending the header block
+    if (n == 0 && starts_with(line, "From ")) {
+      // an mbox separator before the headers
+    } else if (line[0] == ' ' || line[0] == '\t') {
+      if (!any) return false;  // a continuation with nothing to continue
+    } else {
+      size_t k = 0;
+      while (k < line.size() && header_name_char(line[k])) ++k;
+      if (k == 0 || k >= line.size() || line[k] != ':') return false;
+      any = true;
+      known = known ||
+              std::find(kKnown.begin(), kKnown.end(), lower(line.substr(0, k))) != kKnown.end();
+    }
+    if (last) return false;  // the header block never ended (or the start was too short)
+    pos = end + 1;
+    ++n;
+  }
+  return false;
+}
+
+bool looks_like_mbox(std::string_view start) { return starts_with(start, "From "); }
+
+MailText parse_message(std::string_view raw, const std::string& where) {
+  if (!looks_like_message(raw)) {
+    throw InputError(where +
+                     ": not an email: no RFC 5322 header block (\"From:\", "
+                     "\"Subject:\", ... up to a blank line)");
+  }
+  if (starts_with(raw, "From ")) {  // an mbox separator line: not a header
+    const size_t nl = raw.find('\n');
+    raw.remove_prefix(nl == std::string_view::npos ? raw.size() : nl + 1);
+  }
+  init_gmime();
+  // The stream copies the bytes, so `raw` need not outlive it.
+  GPtr<GMimeStream> stream(g_mime_stream_mem_new_with_buffer(raw.data(), raw.size()));
+  GPtr<GMimeParser> parser(g_mime_parser_new_with_stream(stream.get()));
+  GPtr<GMimeMessage> message(g_mime_parser_construct_message(parser.get(), nullptr));
+  if (!message) throw InputError(where + ": broken MIME: GMime cannot parse the message");
+  GMimeObject* object = GMIME_OBJECT(message.get());
+
+  MailText mail;
+  if (const char* id = g_mime_message_get_message_id(message.get())) mail.message_id = id;
+  if (InternetAddressList* from = g_mime_message_get_from(message.get())) {
+    GString s(internet_address_list_to_string(from, nullptr, FALSE));
+    if (s) mail.from = make_valid(s.get());
+  }
+  if (const char* date = g_mime_object_get_header(object, "Date")) mail.date = one_line(date);
+  if (const char* subject = g_mime_message_get_subject(message.get())) {
+    mail.subject = one_line(make_valid(subject));
+  }
+
+  GMimeObject* body = g_mime_message_get_mime_part(message.get());
+  std::string text;
+  if (GMimePart* plain = body ? find_text_part(body, "plain") : nullptr) {
+    text = to_utf8(part_bytes(plain),
+                   g_mime_object_get_content_type_parameter(GMIME_OBJECT(plain), "charset"), where,
+                   "text/plain");
+  } else if (GMimePart* html = body ? find_text_part(body, "html") : nullptr) {
+    text = html_to_text(to_utf8(
+        part_bytes(html), g_mime_object_get_content_type_parameter(GMIME_OBJECT(html), "charset"),
+        where, "text/html"));
+  } else {
+    throw InputError(where + ": no text/plain or text/html part to classify");
+  }
+  text = clean_body(text);
+  if (!mail.subject.empty()) text = text.empty() ? mail.subject : mail.subject + "\n\n" + text;
+  if (text.empty()) throw InputError(where + ": the message has no text (empty subject and body)");
+  mail.text = std::move(text);
+  return mail;
+}
+
+MboxReader::MboxReader(const std::string& path) : name_(path == "-" ? "stdin" : path) {
+  if (path == "-") {
+    in_ = &std::cin;
+  } else {
+    file_.open(path, std::ios::binary);
+    if (!file_) throw IoError("cannot read " + path);
+    in_ = &file_;
+  }
+}
+
+bool MboxReader::next(std::string& raw, int64_t& line) {
+  raw.clear();
+  std::string text;
+  if (!started_) {
+    started_ = true;
+    while (std::getline(*in_, text)) {
+      ++line_;
+      if (trim(text).empty()) continue;
+      if (!looks_like_mbox(text)) {
+        throw InputError(name_ + ":" + std::to_string(line_) +
+                         ": not an mbox: the first line does not start with \"From \"");
+      }
+      pending_ = text;
+      pending_line_ = line_;
+      break;
+    }
+  }
+  if (pending_.empty()) {
+    if (in_->bad()) throw IoError("cannot read " + name_);
+    return false;
+  }
+  line = pending_line_;
+  pending_.clear();
+  while (std::getline(*in_, text)) {
+    ++line_;
+    if (looks_like_mbox(text)) {
+      pending_ = text;
+      pending_line_ = line_;
+      break;
+    }
+    // mboxrd: ">From ", ">>From ", ... lose one '>'.
+    size_t k = 0;
+    while (k < text.size() && text[k] == '>') ++k;
+    if (k > 0 && text.compare(k, 5, "From ") == 0) text.erase(0, 1);
+    raw += text;
+    raw += '\n';
+  }
+  if (in_->bad()) throw IoError("cannot read " + name_);
+  // The blank line(s) the writer put before the next separator are not part of the message.
+  while (!raw.empty() && (raw.back() == '\n' || raw.back() == '\r')) raw.pop_back();
+  raw += '\n';
+  return true;
+}
+
+}  // namespace router

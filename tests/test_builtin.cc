@@ -1,0 +1,68 @@
+// The built-in models and the demo: the packed models predict exactly as their JSON files, and
+// `router demo --json` tells the fee-vs-cake story: without positions the two emails get the same
+// label and (to float rounding) the same probabilities; with positions, different labels.
+#include <cstdio>
+#include <memory>
+
+#include "builtin_model.h"
+#include "model_io.h"
+#include "test_support.h"
+
+namespace router {
+namespace {
+
+std::string run_stdout(const std::string& command, int& code) {
+  std::string out;
+  FILE* p = popen(command.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  code = WEXITSTATUS(pclose(p));
+  return out;
+}
+
+TEST(Builtin, PackedModelsPredictLikeTheirJsonFiles) {
+  for (const char* name : {"crumb", "crumb-nopos"}) {
+    auto packed = builtin_model(name);
+    if (!packed) GTEST_SKIP() << "this build has no built-in models";
+    const Model json = load_model(test::source_path(std::string("models/") + name + ".json"));
+    EXPECT_EQ(model_to_json(*packed), model_to_json(json)) << name;
+    for (const char* text : {"Refund the delivery fee, not the cake.", "where is my order??"}) {
+      EXPECT_EQ(packed->predict(text).probs, json.predict(text).probs) << name << ": " << text;
+    }
+  }
+}
+
+TEST(Builtin, DemoTellsTheSwapStory) {
+  if (!builtin_model("crumb")) GTEST_SKIP() << "this build has no built-in models";
+  int code = -1;
+  const std::string out = run_stdout(std::string(ROUTER_BINARY) + " demo --json", code);
+  ASSERT_EQ(code, 0);
+  const auto j = nlohmann::json::parse(out);
+  EXPECT_TRUE(j["same_label_without_positions"].get<bool>());
+  EXPECT_LT(j["max_prob_diff_without_positions"].get<double>(), 1e-5);
+  EXPECT_TRUE(j["different_labels_with_positions"].get<bool>());
+  EXPECT_EQ(j["with_positions"][0]["label"], "refund_delivery_fee");
+  EXPECT_EQ(j["with_positions"][1]["label"], "refund_item");
+  const auto& perm = j["permutation_test"];
+  EXPECT_LT(perm["max_diff_without_positions"].get<double>(), 1e-4);
+  EXPECT_GT(perm["max_diff_with_positions"].get<double>(), 1e-2);
+  // The human-readable form says the same.
+  const std::string text = run_stdout(std::string(ROUTER_BINARY) + " demo", code);
+  EXPECT_EQ(code, 0);
+  EXPECT_NE(text.find("they get different labels"), std::string::npos) << text;
+}
+
+TEST(Builtin, DefaultModelNeedsNoFlag) {
+  if (!builtin_model("crumb")) GTEST_SKIP() << "this build has no built-in models";
+  int code = -1;
+  const std::string out =
+      run_stdout("echo 'Refund the cake, not the delivery fee.' | " + std::string(ROUTER_BINARY) +
+                     " classify",
+                 code);
+  EXPECT_EQ(code, 0);
+  EXPECT_EQ(out.substr(0, out.find('\t')), "refund_item") << out;
+}
+
+}  // namespace
+}  // namespace router
