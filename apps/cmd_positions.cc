@@ -1,10 +1,13 @@
-// `router positions`: the sinusoidal positional-encoding table, one row per position.
+// `router positions`: the sinusoidal positional-encoding table, one row per position; --svg and
+// --html also draw it as a heat map with the chosen positions read as clock hands.
 #include <cstdio>
 #include <sstream>
 
+#include "atomic_file.h"
 #include "common.h"
 #include "errors.h"
 #include "positional.h"
+#include "render_html.h"
 
 namespace router::app {
 
@@ -15,7 +18,11 @@ struct PositionsOptions {
   std::string positions = "0,1,2,3,44";
   int decimals = 3;
   bool json = false;
+  std::string svg, html;  // picture outputs, written atomically
 };
+
+// The picture shows at least this many positions, so the slow dimensions visibly turn.
+constexpr int kMinPictureRows = 50;
 
 std::vector<int> parse_positions(const std::string& list) {
   std::vector<int> out;
@@ -37,8 +44,15 @@ std::vector<int> parse_positions(const std::string& list) {
 
 void run(const PositionsOptions& o) {
   const std::vector<int> positions = parse_positions(o.positions);
+  if (!o.svg.empty()) check_writable(o.svg);
+  if (!o.html.empty()) check_writable(o.html);
   int max_pos = 0;
   for (int p : positions) max_pos = std::max(max_pos, p);
+  if (!o.svg.empty() || !o.html.empty()) {
+    const Mat<double> picture = sinusoid_table(std::max(max_pos + 1, kMinPictureRows), o.d_model);
+    if (!o.svg.empty()) write_file_atomic(o.svg, positions_svg(picture, positions));
+    if (!o.html.empty()) write_file_atomic(o.html, positions_html(picture, positions));
+  }
   const Mat<double> table = sinusoid_table(max_pos + 1, o.d_model);
   if (o.json) {
     nlohmann::json rows = nlohmann::json::array();
@@ -71,6 +85,10 @@ void add_positions_command(CLI::App& app) {
   cmd->add_option("--decimals", opts->decimals, "Decimals to print")->capture_default_str()
       ->check(CLI::Range(0, 17));
   cmd->add_flag("--json", opts->json, "Print one JSON object");
+  cmd->add_option("--svg", opts->svg,
+                  "Also draw the table (max(positions)+1 rows, at least 50) as an SVG heat map "
+                  "with clock hands for the chosen positions");
+  cmd->add_option("--html", opts->html, "The same picture in a self-contained HTML page");
   cmd->callback([opts] { run(*opts); });
 }
 

@@ -30,5 +30,6 @@ void add_train_command(CLI::App& app);
 void add_batch_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
+void add_explain_command(CLI::App& app);
 
 }  // namespace router::app
