@@ -17,63 +17,24 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_support.h"
+
 namespace {
+
+using router::test::quote;
+using router::test::slurp;
+using router::test::spit;
+using Result = router::test::CommandResult;
+using CliRun = router::test::CommandResult;
 
 namespace fs = std::filesystem;
 using ojson = nlohmann::ordered_json;
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-class Tmp {
- public:
-  Tmp() {
-    std::string tmpl = (fs::temp_directory_path() / "router_batch_XXXXXX").string();
-    dir_ = ::mkdtemp(tmpl.data());
-  }
-  ~Tmp() {
-    std::error_code ec;
-    fs::permissions(dir_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
-
- private:
-  std::string dir_;
-};
+using Tmp = router::test::TempDir;
 
 // Runs `router ARGS` through the shell (ARGS already quoted), capturing both streams.
 Result router(const Tmp& tmp, const std::string& args, const std::string& stdin_file = "") {
-  static int counter = 0;
-  const std::string out = tmp.path("stdout." + std::to_string(counter));
-  const std::string err = tmp.path("stderr." + std::to_string(counter++));
-  std::string cmd = quote(ROUTER_BINARY) + " " + args + " >" + quote(out) + " 2>" + quote(err);
-  cmd += stdin_file.empty() ? " </dev/null" : " <" + quote(stdin_file);
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(out);
-  r.err = slurp(err);
-  return r;
+  return router::test::run_router(args, tmp.dir(), stdin_file.empty() ? "/dev/null" : stdin_file);
 }
 
 // Three intents, numbers and a few wordings varied: ~60 lines.

@@ -20,32 +20,18 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "test_support.h"
+
 namespace {
+
+using router::test::quote;
+using router::test::slurp;
+using router::test::spit;
+using Result = router::test::CommandResult;
+using CliRun = router::test::CommandResult;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-void spit(const std::string& path, const std::string& data) {
-  std::ofstream(path, std::ios::binary) << data;
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 std::vector<std::string> lines_of(const std::string& text) {
   std::vector<std::string> out;
@@ -74,32 +60,15 @@ const std::string kSmall =
 
 class Cli : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "router_cli_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return tmp_.path(name); }
   std::string write(const std::string& name, const std::string& data) const {
     spit(path(name), data);
     return path(name);
   }
   // Runs `router ARGS` (ARGS already quoted) with `input` on stdin.
   Result run(const std::string& args, const std::string& input = "") {
-    const std::string n = std::to_string(runs_++);
-    const std::string in = write("stdin." + n, input);
-    const std::string cmd = quote(ROUTER_BINARY) + " " + args + " <" + quote(in) + " >" +
-                            quote(path("stdout." + n)) + " 2>" + quote(path("stderr." + n));
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(path("stdout." + n));
-    r.err = slurp(path("stderr." + n));
-    return r;
+    const std::string in = write("stdin." + std::to_string(runs_++), input);
+    return router::test::run_router(args, tmp_.dir(), in);
   }
   Result classify(const std::string& args, const std::string& input = "") {
     return run("classify -m " + quote(kModel) + " " + args, input);
@@ -107,7 +76,7 @@ class Cli : public ::testing::Test {
   // Files in the temporary directory other than the captured streams.
   std::vector<std::string> made_files() const {
     std::vector<std::string> out;
-    for (const auto& e : fs::directory_iterator(dir_)) {
+    for (const auto& e : fs::directory_iterator(tmp_.dir())) {
       const std::string name = e.path().filename().string();
       if (name.rfind("stdin.", 0) && name.rfind("stdout.", 0) && name.rfind("stderr.", 0)) {
         out.push_back(name);
@@ -117,7 +86,7 @@ class Cli : public ::testing::Test {
   }
 
  private:
-  std::string dir_;
+  router::test::TempDir tmp_{"router_cli"};
   int runs_ = 0;
 };
 

@@ -23,7 +23,15 @@
 #include "model_io.h"
 #include "render_html.h"
 
+#include "test_support.h"
+
 namespace {
+
+using router::test::quote;
+using router::test::slurp;
+using router::test::spit;
+using Result = router::test::CommandResult;
+using CliRun = router::test::CommandResult;
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -31,24 +39,6 @@ using namespace router;
 
 const std::string kModel = std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/models/tiny.json";
 const std::string kGolden = std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/explain/tiny_golden.txt";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
 
 // A tag-stack XML well-formedness check: <!DOCTYPE ...>, comments, <a ...>, </a>, <a/>, quoted
 // attributes, and entities (&name; &#n; &#xh;). Returns "" when well-formed, else the problem.
@@ -114,28 +104,11 @@ size_t count(const std::string& hay, const std::string& needle) {
 
 class Explain : public ::testing::Test {
  protected:
-  void SetUp() override {
-    std::string tmpl = (fs::temp_directory_path() / "router_explain_XXXXXX").string();
-    ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-    dir_ = tmpl;
-  }
-  void TearDown() override {
-    std::error_code ec;
-    fs::remove_all(dir_, ec);
-  }
-  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+  std::string path(const std::string& name) const { return tmp_.path(name); }
   Result run(const std::string& args) {
-    const std::string n = std::to_string(runs_++);
-    const std::string cmd = quote(ROUTER_BINARY) + " " + args + " </dev/null >" +
-                            quote(path("stdout." + n)) + " 2>" + quote(path("stderr." + n));
-    const int status = std::system(cmd.c_str());
-    Result r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.out = slurp(path("stdout." + n));
-    r.err = slurp(path("stderr." + n));
-    return r;
+    return router::test::run_router(args, tmp_.dir());
   }
-  std::string dir_;
+  router::test::TempDir tmp_{"router_explain"};
   int runs_ = 0;
 };
 
@@ -310,7 +283,7 @@ TEST_F(Explain, BadInputFailsClearlyBeforeWork) {
   EXPECT_NE(r.err.find("no attention layer"), std::string::npos) << r.err;
   r = run("explain -m " + quote(kModel) + " --compare 'only one'");
   EXPECT_EQ(r.code, 2) << r.err;
-  for (const auto& e : fs::directory_iterator(dir_)) {
+  for (const auto& e : fs::directory_iterator(tmp_.dir())) {
     const std::string name = e.path().filename().string();
     EXPECT_TRUE(name.rfind("std", 0) == 0 || name == "flat.json") << "left behind: " << name;
   }

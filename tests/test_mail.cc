@@ -21,8 +21,16 @@
 
 #include "errors.h"
 
+#include "test_support.h"
+
 namespace router {
 namespace {
+
+using router::test::quote;
+using router::test::slurp;
+using router::test::spit;
+using Result = router::test::CommandResult;
+using CliRun = router::test::CommandResult;
 
 namespace fs = std::filesystem;
 
@@ -30,14 +38,6 @@ std::string fixture(const std::string& name) {
   return std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/mail/" + name;
 }
 const std::string kTinyModel = std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/models/tiny.json";
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  EXPECT_TRUE(in.good()) << "missing " << path;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
 
 // ---- Golden texts ------------------------------------------------------------------------
 
@@ -222,33 +222,9 @@ TEST(Mbox, NotAnMboxIsInputError) {
 
 // ---- The command line --------------------------------------------------------------------
 
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
 Result router_run(const std::string& args, const std::string& stdin_file = "/dev/null") {
-  static int counter = 0;
-  const std::string base =
-      (fs::temp_directory_path() /
-       ("router_mail_" + std::to_string(::getpid()) + "_" + std::to_string(counter++)))
-          .string();
-  const std::string cmd = quote(ROUTER_BINARY) + " " + args + " >" + quote(base + ".out") + " 2>" +
-                          quote(base + ".err") + " <" + quote(stdin_file);
-  const int status = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-  r.out = slurp(base + ".out");
-  r.err = slurp(base + ".err");
-  fs::remove(base + ".out");
-  fs::remove(base + ".err");
-  return r;
+  const router::test::TempDir scratch("router_mail");
+  return router::test::run_router(args, scratch.dir(), stdin_file);
 }
 
 std::vector<nlohmann::ordered_json> parse_jsonl(const std::string& text) {

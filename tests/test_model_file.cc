@@ -24,7 +24,15 @@
 #include "model_binary.h"
 #include "model_io.h"
 
+#include "test_support.h"
+
 namespace {
+
+using router::test::quote;
+using router::test::slurp;
+using router::test::spit;
+using Result = router::test::CommandResult;
+using CliRun = router::test::CommandResult;
 
 using ojson = nlohmann::ordered_json;
 
@@ -406,30 +414,11 @@ TEST(ModelFile, DamagedBinaryIsRejected) {
   expect_binary_rejected(nan_blob, "finite", "NaN weight");
 }
 
-struct CliRun {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
 TEST(ModelFile, ClassifyWithBrokenFileExitsFourWithOneLine) {
-  namespace fs = std::filesystem;
-  std::string tmpl = (fs::temp_directory_path() / "router_model_file_XXXXXX").string();
-  ASSERT_NE(::mkdtemp(tmpl.data()), nullptr);
-  const std::string dir = tmpl;
-  const std::string broken = dir + "/broken.json";
-  std::ofstream(broken) << edited([](ojson& j) { j["config"]["n_heads"] = 3; });
-  const std::string cmd = std::string("'") + ROUTER_BINARY + "' classify -m '" + broken + "' x >'" +
-                          dir + "/out' 2>'" + dir + "/err' </dev/null";
-  const int status = std::system(cmd.c_str());
-  CliRun r{WIFEXITED(status) ? WEXITSTATUS(status) : -1, slurp(dir + "/out"), slurp(dir + "/err")};
-  fs::remove_all(dir);
+  const router::test::TempDir dir("router_model_file");
+  const std::string broken = dir.path("broken.json");
+  spit(broken, edited([](ojson& j) { j["config"]["n_heads"] = 3; }));
+  const CliRun r = router::test::run_router("classify -m " + quote(broken) + " x", dir.dir());
   EXPECT_EQ(r.code, 4) << r.err;
   EXPECT_EQ(r.out, "");
   ASSERT_FALSE(r.err.empty());

@@ -2,7 +2,12 @@
 // comparison that names the tensor, the index, and expected vs got on failure.
 #pragma once
 
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <cmath>
+#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -69,6 +74,73 @@ template <typename A, typename B>
   }
   if (n_bad == 0) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << n_bad << " element(s) differ:" << bad.str();
+}
+
+// ---- Running the router binary -----------------------------------------------------------------
+
+struct CommandResult {
+  int code = -1;
+  std::string out, err;
+};
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+inline void spit(const std::string& path, const std::string& data) {
+  std::ofstream(path, std::ios::binary) << data;
+}
+
+// Single-quoted for /bin/sh.
+inline std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+// A fresh directory under /tmp, removed with everything in it when the object goes.
+class TempDir {
+ public:
+  explicit TempDir(const std::string& prefix = "router_test") {
+    std::string tmpl = (std::filesystem::temp_directory_path() / (prefix + "_XXXXXX")).string();
+    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    dir_ = tmpl;
+  }
+  ~TempDir() {
+    std::error_code ec;  // a test may have made it read-only
+    std::filesystem::permissions(dir_, std::filesystem::perms::owner_all,
+                                 std::filesystem::perm_options::add, ec);
+    std::filesystem::remove_all(dir_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& dir() const { return dir_; }
+  std::string path(const std::string& name) const { return dir_ + "/" + name; }
+
+ private:
+  std::string dir_;
+};
+
+// Runs `router ARGS` (ARGS already quoted) through the shell with stdin from `stdin_file`,
+// capturing both streams through files in `scratch_dir`.
+inline CommandResult run_router(const std::string& args, const std::string& scratch_dir,
+                                const std::string& stdin_file = "/dev/null") {
+  static int counter = 0;
+  const std::string n = std::to_string(counter++);
+  const std::string out = scratch_dir + "/stdout." + n, err = scratch_dir + "/stderr." + n;
+  const std::string cmd = quote(ROUTER_BINARY) + " " + args + " <" + quote(stdin_file) + " >" +
+                          quote(out) + " 2>" + quote(err);
+  const int status = std::system(cmd.c_str());
+  CommandResult r;
+  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  std::filesystem::remove(out);
+  std::filesystem::remove(err);
+  return r;
 }
 
 }  // namespace router::test
