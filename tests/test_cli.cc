@@ -28,7 +28,6 @@ using router::test::quote;
 using router::test::slurp;
 using router::test::spit;
 using Result = router::test::CommandResult;
-using CliRun = router::test::CommandResult;
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -29,9 +29,7 @@
 namespace {
 
 using router::test::quote;
-using router::test::slurp;
 using router::test::spit;
-using Result = router::test::CommandResult;
 using CliRun = router::test::CommandResult;
 
 using ojson = nlohmann::ordered_json;
