@@ -55,7 +55,8 @@ run_router() {
     --threads "$THREADS" $flags 2> "$log"
   t1=$(now)
   local acc best
-  acc=$("$ROUTER" -q eval "$CLINC/test.jsonl" -m "$model" --json --threads "$THREADS" | jq .accuracy)
+  acc=$("$ROUTER" -q eval "$CLINC/test.jsonl" -m "$model" --json --threads "$THREADS" |
+    jq .accuracy)
   best=$(jq '.metadata.best_epoch' "$model")
   printf '%s\ttest_accuracy %.4f\ttrain_seconds %.0f\tbest_epoch %s\tflags: %s\n' \
     "$name" "$acc" "$(echo "$t1 - $t0" | bc)" "$best" "$flags"
@@ -86,6 +87,9 @@ case "${1:-}" in
   all) for n in "${ORDER[@]}"; do run_router "$n"; done; run_fasttext ;;
   "" | -h | --help) sed -n '2,15p' "$0"; exit 2 ;;
   *)
-    [[ -n "${SETTINGS[$1]+x}" ]] || { echo "unknown setting '$1'; one of: ${ORDER[*]} fasttext all" >&2; exit 2; }
+    if [[ -z "${SETTINGS[$1]+x}" ]]; then
+      echo "unknown setting '$1'; one of: ${ORDER[*]} fasttext all" >&2
+      exit 2
+    fi
     run_router "$1" ;;
 esac

@@ -81,8 +81,8 @@ g++ -std=c++20 -O2 -Ilib "$OUT/encode_ids.cc" "$BUILD/lib/librouter_lib.a" \
   -lsentencepiece -lsentencepiece_train -lspdlog -lfmt -pthread -o "$OUT/encode_ids"
 "$OUT/encode_ids" "$CLINC/train.jsonl" 4000 128 "$OUT/meta.json" "$OUT/train.ids" \
   "$OUT/valid150.jsonl" "$OUT/valid150.ids"
-awk -F'\t' '{n += split($2, a, " ")} END {printf "token ids: %d examples, %.2f tokens each\n", NR, n / NR}' \
-  "$OUT/train.ids" >&2
+awk -F'\t' '{n += split($2, a, " ")}
+  END {printf "token ids: %d examples, %.2f tokens each\n", NR, n / NR}' "$OUT/train.ids" >&2
 
 # --- OpenBLAS for the torch side ---------------------------------------------------------------
 if [[ -z "${OPENBLAS_DIR:-}" ]]; then
@@ -108,7 +108,8 @@ router_run() {
   # "epoch k/N ... 1234 ex/s": examples / seconds of that epoch (steps + validation).
   local n
   n=$(wc -l < "$CLINC/train.jsonl")
-  grep -o '[0-9]* ex/s' "$OUT/router.log" | awk -v n="$n" '{printf "%.4f\n", n / $1}' | mean_after_first
+  grep -o '[0-9]* ex/s' "$OUT/router.log" | awk -v n="$n" '{printf "%.4f\n", n / $1}' |
+    mean_after_first
 }
 
 # torch_run VARIANT THREADS BLAS_DIR|"" WAIT_POLICY [EPOCHS [MAX_STEPS]] -> seconds per epoch
@@ -149,5 +150,6 @@ echo
 printf 'threads\trun\tmean_s_per_epoch\tx_router\n'
 awk -F'\t' '{s[$2 "\t" $3] += $4; n[$2 "\t" $3]++}
   END {for (k in s) {split(k, a, "\t"); m[k] = s[k] / n[k]; if (a[2] == "router") r[a[1]] = m[k]}
-       for (k in s) {split(k, a, "\t"); printf "%s\t%s\t%.2f\t%.2f\n", a[1], a[2], m[k], m[k] / r[a[1]]}}' \
+       for (k in s) {split(k, a, "\t")
+                     printf "%s\t%s\t%.2f\t%.2f\n", a[1], a[2], m[k], m[k] / r[a[1]]}}' \
   "$OUT/runs.tsv" | sort -k1,1nr -k3,3n
