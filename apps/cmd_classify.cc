@@ -97,17 +97,15 @@ void run(const ClassifyOptions& o) {
     }
   }
   const Model model = load_model_or_default(o.model);
-  // Name the offending email before any output.
-  for (size_t i = 0; i < emails.size(); ++i) {
-    if (model.tokenizer().encode(emails[i]).empty()) {
-      throw InputError(source + ": email " + std::to_string(i + 1) +
-                       " is empty (nothing but white space)");
-    }
-  }
   if (o.show_text) {
     for (const auto& email : emails) show_text(email);
   }
-  const auto preds = model.predict_many(emails, o.threads);
+  std::vector<Prediction> preds;
+  try {
+    preds = model.predict_many(emails, o.threads);  // names an empty email before any output
+  } catch (const InputError& e) {
+    throw InputError(source + ": " + e.what());
+  }
   std::string out;
   for (size_t i = 0; i < preds.size(); ++i) {
     const Prediction& p = preds[i];

@@ -59,10 +59,16 @@ std::vector<Prediction> Model::predict_many(const std::vector<std::string>& text
   std::vector<std::vector<int32_t>> ids(n);
   std::vector<char> truncated(n, 0);
   parallel_for(n, threads, [&](int i) {
-    bool cut = false;
-    ids[i] = encode(texts[i], &cut);
-    truncated[i] = cut;
+    ids[i] = tokenizer_.encode(texts[i]);
+    truncated[i] = static_cast<int>(ids[i].size()) > config_.max_len;
+    if (truncated[i]) ids[i].resize(config_.max_len);  // the rule of encode()
   });
+  // The first empty email in input order, whichever thread found it.
+  for (int i = 0; i < n; ++i) {
+    if (ids[i].empty()) {
+      throw InputError("email " + std::to_string(i + 1) + " is empty (nothing but white space)");
+    }
+  }
   const Mat<float> l = infer_logits(params_, config_, positions_, ids, threads);
   std::vector<Prediction> out(n);
   for (int i = 0; i < n; ++i) {

@@ -51,6 +51,7 @@ class Model {
   // Already-encoded emails (each 1..max_len ids) -> raw logits (B, K), uncalibrated.
   Mat<float> logits(const std::vector<const std::vector<int32_t>*>& sequences) const;
   // Many emails, in input order, on `threads` threads; the result does not depend on `threads`.
+  // Throws InputError naming the first empty email ("email 3 is empty ...").
   std::vector<Prediction> predict_many(const std::vector<std::string>& texts, int threads) const;
   // Calibrated probabilities from raw logits.
   Prediction finish(const Eigen::Ref<const RowVec<float>>& logits) const;
