@@ -1,53 +1,123 @@
 #include "optimizer.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "parallel.h"
+
 namespace router {
+
+namespace {
+
+constexpr int64_t kChunk = 16384;
+
+template <typename S>
+using ArrayMap = Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>;
+
+template <typename S>
+ArrayMap<S> slice(const TensorRef<S>& t, const ParamChunk& c) {
+  return ArrayMap<S>(t.data + c.begin, c.end - c.begin);
+}
+
+template <typename S>
+std::vector<ParamChunk> chunks_of(const std::vector<TensorRef<S>>& refs) {
+  std::vector<ParamChunk> out;
+  for (size_t i = 0; i < refs.size(); ++i) {
+    for (int64_t b = 0; b < refs[i].size; b += kChunk) {
+      out.push_back({static_cast<int>(i), b, std::min(refs[i].size, b + kChunk)});
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<ParamChunk> param_chunks(const Config& config) {
+  Params<float> shapes = zeros_like_config<float>(config);
+  return chunks_of(tensors(shapes));
+}
 
 template <typename S>
 AdamW<S>::AdamW(const Config& config, double beta1, double beta2, double eps)
     : m_(zeros_like_config<S>(config)),
       v_(zeros_like_config<S>(config)),
+      chunks_(param_chunks(config)),
       beta1_(beta1),
       beta2_(beta2),
       eps_(eps) {}
 
 template <typename S>
-void AdamW<S>::step(Params<S>& params, Params<S>& grads, double lr, double weight_decay) {
+void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double weight_decay,
+                    int threads, double grad_scale) {
   ++t_;
-  const double bc1 = 1.0 - std::pow(beta1_, static_cast<double>(t_));
-  const double bc2 = 1.0 - std::pow(beta2_, static_cast<double>(t_));
-  auto p = tensors(params), g = tensors(grads), m = tensors(m_), v = tensors(v_);
-  for (size_t i = 0; i < p.size(); ++i) {
-    const double decay = p[i].decay ? 1.0 - lr * weight_decay : 1.0;
-    for (int64_t k = 0; k < p[i].size; ++k) {
-      const double gk = g[i].data[k];
-      const double mk = beta1_ * m[i].data[k] + (1.0 - beta1_) * gk;
-      const double vk = beta2_ * v[i].data[k] + (1.0 - beta2_) * gk * gk;
-      m[i].data[k] = static_cast<S>(mk);
-      v[i].data[k] = static_cast<S>(vk);
-      // p = p (1 - lr wd) - lr mhat / (sqrt(vhat) + eps)
-      const double pk = p[i].data[k] * decay;
-      p[i].data[k] = static_cast<S>(pk - lr * (mk / bc1) / (std::sqrt(vk / bc2) + eps_));
+  // The same operations, in the same order, as torch.optim.AdamW (single-tensor path).
+  const S b1 = static_cast<S>(beta1_), b2 = static_cast<S>(beta2_), eps = static_cast<S>(eps_);
+  const S step_size = static_cast<S>(lr / (1.0 - std::pow(beta1_, static_cast<double>(t_))));
+  const S bc2_sqrt = static_cast<S>(std::sqrt(1.0 - std::pow(beta2_, static_cast<double>(t_))));
+  const S decay = static_cast<S>(1.0 - lr * weight_decay);
+  const S scale = static_cast<S>(grad_scale);
+  const auto p = tensors(params), m = tensors(m_), v = tensors(v_);
+  const auto g = tensors(const_cast<Params<S>&>(grads));
+  parallel_for(static_cast<int>(chunks_.size()), threads, [&](int i) {
+    const ParamChunk& c = chunks_[i];
+    auto P = slice(p[c.tensor], c);
+    auto M = slice(m[c.tensor], c);
+    auto V = slice(v[c.tensor], c);
+    if (p[c.tensor].decay) P *= decay;
+    if (scale == S(1)) {
+      const auto G = slice(g[c.tensor], c);
+      M = b1 * M + (S(1) - b1) * G;
+      V = b2 * V + (S(1) - b2) * G.square();
+    } else {
+      const auto G = slice(g[c.tensor], c) * scale;
+      M = b1 * M + (S(1) - b1) * G;
+      V = b2 * V + (S(1) - b2) * G.square();
     }
-  }
+    P -= step_size * M / (V.sqrt() / bc2_sqrt + eps);
+  });
 }
 
 template <typename S>
-double clip_grad_norm(Params<S>& grads, double max_norm) {
+double clip_grad_norm(Params<S>& grads, double max_norm, int threads) {
+  // Partial sums per fixed chunk, added in chunk order: the norm ignores `threads`.
+  const auto g = tensors(grads);
+  const std::vector<ParamChunk> chunks = chunks_of(g);
+  std::vector<double> partial(chunks.size());
+  parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
+    partial[i] = slice(g[chunks[i].tensor], chunks[i]).template cast<double>().square().sum();
+  });
   double sq = 0;
-  auto g = tensors(grads);
-  for (const auto& t : g) {
-    for (int64_t k = 0; k < t.size; ++k) sq += static_cast<double>(t.data[k]) * t.data[k];
-  }
+  for (double x : partial) sq += x;
   const double norm = std::sqrt(sq);
-  if (max_norm > 0 && norm > max_norm) {
-    const S scale = static_cast<S>(max_norm / (norm + 1e-6));
-    for (auto& t : g) {
-      for (int64_t k = 0; k < t.size; ++k) t.data[k] *= scale;
-    }
+  const double factor = clip_scale(norm, max_norm);
+  if (factor != 1.0) {
+    const S scale = static_cast<S>(factor);
+    parallel_for(static_cast<int>(chunks.size()), threads,
+                 [&](int i) { slice(g[chunks[i].tensor], chunks[i]) *= scale; });
   }
   return norm;
+}
+
+double clip_scale(double norm, double max_norm) {
+  return max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6) : 1.0;
+}
+
+template <typename S>
+double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads) {
+  const auto t = tensors(total);
+  std::vector<std::vector<TensorRef<S>>> q;
+  for (Params<S>* part : parts) q.push_back(tensors(*part));
+  const std::vector<ParamChunk> chunks = chunks_of(t);
+  std::vector<double> partial(chunks.size());
+  parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
+    const ParamChunk& c = chunks[i];
+    auto T = slice(t[c.tensor], c);
+    for (const auto& part : q) T += slice(part[c.tensor], c);  // parts in order
+    partial[i] = T.template cast<double>().square().sum();
+  });
+  double sq = 0;
+  for (double x : partial) sq += x;  // chunk order: the same for any `threads`
+  return std::sqrt(sq);
 }
 
 double learning_rate(int64_t step, int64_t total, double warmup_share, double base_lr) {
@@ -60,7 +130,8 @@ double learning_rate(int64_t step, int64_t total, double warmup_share, double ba
 
 template class AdamW<float>;
 template class AdamW<double>;
-template double clip_grad_norm<float>(Params<float>&, double);
-template double clip_grad_norm<double>(Params<double>&, double);
+template double clip_grad_norm<float>(Params<float>&, double, int);
+template double clip_grad_norm<double>(Params<double>&, double, int);
+template double add_grads<float>(Params<float>&, const std::vector<Params<float>*>&, int);
 
 }  // namespace router

@@ -1,25 +1,38 @@
 // AdamW with decoupled weight decay (as torch.optim.AdamW), gradient clipping by global norm
 // (as torch.nn.utils.clip_grad_norm_), and the learning-rate schedule: linear warm-up, then
-// cosine decay to zero. Reductions run over tensors in their fixed order, so results never
-// depend on threads.
+// cosine decay to zero. The parameters are cut into fixed chunks (ParamChunks) that threads
+// share out; sums over them are combined in chunk order, so results never depend on threads.
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "params.h"
 
 namespace router {
 
+// A slice [begin, end) of tensor `tensor` (an index into tensors(params)).
+struct ParamChunk {
+  int tensor;
+  int64_t begin, end;
+};
+
+// The fixed chunks of a configuration: every tensor cut into pieces of at most 16,384 values.
+std::vector<ParamChunk> param_chunks(const Config& config);
+
 template <typename S>
 class AdamW {
  public:
   AdamW(const Config& config, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
-  // One update of every tensor; weight decay only where TensorRef::decay is set.
-  void step(Params<S>& params, Params<S>& grads, double lr, double weight_decay);
+  // One update of every tensor; weight decay only where TensorRef::decay is set. The gradients
+  // are used multiplied by grad_scale (the clipping factor), and are not modified.
+  void step(Params<S>& params, const Params<S>& grads, double lr, double weight_decay,
+            int threads = 1, double grad_scale = 1.0);
   int64_t steps() const { return t_; }
 
  private:
   Params<S> m_, v_;
+  std::vector<ParamChunk> chunks_;
   double beta1_, beta2_, eps_;
   int64_t t_ = 0;
 };
@@ -27,7 +40,15 @@ class AdamW {
 // Scales all gradients so that their global L2 norm is at most max_norm; returns the norm
 // before scaling.
 template <typename S>
-double clip_grad_norm(Params<S>& grads, double max_norm);
+double clip_grad_norm(Params<S>& grads, double max_norm, int threads = 1);
+
+// total += each of parts (in order), chunk by chunk on `threads` threads; returns the global L2
+// norm of the new total. With clip_scale, the same as clip_grad_norm without a second pass.
+template <typename S>
+double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads = 1);
+
+// The factor clip_grad_norm applies for a gradient of L2 norm `norm`: 1 when within max_norm.
+double clip_scale(double norm, double max_norm);
 
 // Learning rate at `step` (0-based) of `total`: linear warm-up over the first warmup_share of the
 // steps, then cosine decay to 0.

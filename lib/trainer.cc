@@ -36,13 +36,6 @@ void shuffle(std::vector<T>& v, Rng& rng) {
   for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
 }
 
-void add_into(Params<float>& total, Params<float>& part) {
-  auto a = tensors(total), b = tensors(part);
-  for (size_t i = 0; i < a.size(); ++i) {
-    for (int64_t k = 0; k < a[i].size; ++k) a[i].data[k] += b[i].data[k];
-  }
-}
-
 void set_zero(Params<float>& p) {
   for (auto& t : tensors(p)) std::fill(t.data, t.data + t.size, 0.0f);
 }
@@ -248,10 +241,12 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
                                             " at step " + std::to_string(step + 1) + " (epoch " +
                                             std::to_string(epoch) + "); try a lower --lr");
       }
-      for (int s = 1; s < shards; ++s) add_into(shard_grads[0], shard_grads[s]);
-      clip_grad_norm(shard_grads[0], o.clip);
+      std::vector<Params<float>*> rest;
+      for (int s = 1; s < shards; ++s) rest.push_back(&shard_grads[s]);
+      // Sum, norm, clip and update in two passes over the parameters.
+      const double norm = add_grads(shard_grads[0], rest, o.threads);
       opt.step(params, shard_grads[0], learning_rate(step, total_steps, o.warmup, o.lr),
-               o.weight_decay);
+               o.weight_decay, o.threads, clip_scale(norm, o.clip));
       loss_sum += loss * B;
       ++step;
       if (hooks.on_step) hooks.on_step(static_cast<int>(bi) + 1, steps_per_epoch);
