@@ -14,7 +14,7 @@ std::optional<Model> builtin_model(std::string_view name) {
 #ifdef ROUTER_HAS_BUILTIN_MODEL
   auto load = [&](const char* begin, const char* end) {
     return model_from_binary(std::string_view(begin, static_cast<size_t>(end - begin)),
-                             "built-in model " + std::string(name));
+                             "built-in model " + std::string(name), /*borrow=*/true);
   };
   if (name == "crumb") return load(router_model_crumb_begin, router_model_crumb_end);
   if (name == "crumb-nopos") return load(router_model_crumb_nopos_begin, router_model_crumb_nopos_end);

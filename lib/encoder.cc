@@ -41,15 +41,18 @@ void apply_dropout(const DropoutSpec& spec, int site, const Batch& batch, Mat<S>
 
 template <typename S>
 void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& positions,
-                     const Batch& batch, double dropout, ForwardCache<S>& cache) {
+                     const Batch& batch, double dropout, ForwardCache<S>& cache,
+                     const S* embed_rows) {
   const int D = c.d_model, T = batch.T, N = batch.B * T;
   const DropoutSpec spec{dropout, &batch.keys};
 
   // x0 = E[ids] + P[0:T]; padding rows are left at 0.
+  const Eigen::Map<const Mat<S>> E(embed_rows ? embed_rows : P.embed.data(),
+                                   embed_rows ? c.vocab_size : P.embed.rows(), D);
   cache.x0.setZero(N, D);
   for (int b = 0; b < batch.B; ++b) {
     for (int t = 0; t < batch.lengths[b]; ++t) {
-      cache.x0.row(b * T + t) = P.embed.row(batch.ids[b * T + t]);
+      cache.x0.row(b * T + t) = E.row(batch.ids[b * T + t]);
       if (c.positional == Positional::kSinusoidal) cache.x0.row(b * T + t) += positions.row(t);
     }
   }
@@ -135,9 +138,10 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
 }
 
 template void encoder_forward<float>(const Params<float>&, const Config&, const Mat<float>&,
-                                     const Batch&, double, ForwardCache<float>&);
+                                     const Batch&, double, ForwardCache<float>&, const float*);
 template void encoder_forward<double>(const Params<double>&, const Config&, const Mat<double>&,
-                                      const Batch&, double, ForwardCache<double>&);
+                                      const Batch&, double, ForwardCache<double>&,
+                                      const double*);
 template void encoder_backward<float>(const Params<float>&, const Config&, const Batch&, double,
                                       const ForwardCache<float>&, const Mat<float>&,
                                       Params<float>&);
@@ -155,7 +159,8 @@ namespace router {
 
 Mat<float> infer_logits(const Params<float>& params, const Config& config,
                         const Mat<float>& positions,
-                        const std::vector<std::vector<int32_t>>& sequences, int threads) {
+                        const std::vector<std::vector<int32_t>>& sequences, int threads,
+                        const float* embed_rows) {
   constexpr int kBatch = 32;
   const int n = static_cast<int>(sequences.size());
   std::vector<int> order(n);
@@ -170,7 +175,7 @@ Mat<float> infer_logits(const Params<float>& params, const Config& config,
     std::vector<const std::vector<int32_t>*> seqs;
     for (int j = lo; j < hi; ++j) seqs.push_back(&sequences[order[j]]);
     ForwardCache<float> cache;
-    encoder_forward(params, config, positions, make_batch(seqs), 0.0, cache);
+    encoder_forward(params, config, positions, make_batch(seqs), 0.0, cache, embed_rows);
     for (int j = lo; j < hi; ++j) out.row(order[j]) = cache.logits.row(j - lo);
   });
   return out;

@@ -56,9 +56,11 @@ struct ForwardCache {
 
 // positions: (>= T, D) sinusoid table, ignored when config.positional is none.
 // dropout p = 0 for inference. Returns nothing; results are in cache.logits.
+// embed_rows: (V, D) row-major embedding to read instead of params.embed, when not null.
 template <typename S>
 void encoder_forward(const Params<S>& params, const Config& config, const Mat<S>& positions,
-                     const Batch& batch, double dropout, ForwardCache<S>& cache);
+                     const Batch& batch, double dropout, ForwardCache<S>& cache,
+                     const S* embed_rows = nullptr);
 
 // dlogits: (B, K) -> grads += d loss / d params.
 template <typename S>
@@ -72,8 +74,10 @@ namespace router {
 
 // Logits (n, K) of many encoded emails, in input order. Emails of similar length are batched
 // together (fixed batches, decided by the input alone), batches run on `threads` threads.
+// embed_rows as for encoder_forward.
 Mat<float> infer_logits(const Params<float>& params, const Config& config,
                         const Mat<float>& positions,
-                        const std::vector<std::vector<int32_t>>& sequences, int threads);
+                        const std::vector<std::vector<int32_t>>& sequences, int threads,
+                        const float* embed_rows = nullptr);
 
 }  // namespace router

@@ -18,6 +18,27 @@ Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer
       temperature_(temperature),
       metadata_(std::move(metadata)) {}
 
+const Params<float>& Model::params() const {
+  if (borrowed_embed_) {
+    std::call_once(*embed_copied_, [&] {
+      params_.embed = Eigen::Map<const Mat<float>>(borrowed_embed_, config_.vocab_size,
+                                                   config_.d_model);
+    });
+  }
+  return params_;
+}
+
+Params<float>& Model::mutable_params() {
+  params();
+  borrowed_embed_ = nullptr;  // from now on the copy is the truth
+  return params_;
+}
+
+void Model::borrow_embedding(const float* rows) {
+  if (params_.embed.size() != 0) throw Error(ExitCode::kFailure, "borrow_embedding: embed is set");
+  borrowed_embed_ = rows;
+}
+
 std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const {
   std::vector<int32_t> ids = tokenizer_.encode(text);
   if (ids.empty()) throw InputError("the email is empty (no text after normalisation)");
@@ -30,7 +51,7 @@ std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const
 Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
   Batch batch = make_batch(sequences);
   ForwardCache<float> cache;
-  encoder_forward(params_, config_, positions_, batch, 0.0, cache);
+  encoder_forward(params_, config_, positions_, batch, 0.0, cache, embed_rows());
   return std::move(cache.logits);
 }
 
@@ -69,7 +90,7 @@ std::vector<Prediction> Model::predict_many(const std::vector<std::string>& text
       throw InputError("email " + std::to_string(i + 1) + " is empty (nothing but white space)");
     }
   }
-  const Mat<float> l = infer_logits(params_, config_, positions_, ids, threads);
+  const Mat<float> l = infer_logits(params_, config_, positions_, ids, threads, embed_rows());
   std::vector<Prediction> out(n);
   for (int i = 0; i < n; ++i) {
     out[i] = finish(l.row(i));

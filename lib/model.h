@@ -5,6 +5,8 @@
 
 #include <cstdint>
 #include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -34,8 +36,13 @@ class Model {
   const Config& config() const { return config_; }
   const std::vector<std::string>& labels() const { return labels_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
-  const Params<float>& params() const { return params_; }
-  Params<float>& mutable_params() { return params_; }
+  // The weights. A borrowed embedding (below) is copied in on the first call.
+  const Params<float>& params() const;
+  Params<float>& mutable_params();
+  // Reads the embedding table, (V, D) floats, from `rows` instead of params().embed, which must
+  // be empty: `rows` outlives the model (the built-in model inside the binary), so start-up
+  // touches only the rows an email uses.
+  void borrow_embedding(const float* rows);
   const Mat<float>& positions() const { return positions_; }
   double temperature() const { return temperature_; }
   void set_temperature(double t) { temperature_ = t; }
@@ -60,7 +67,13 @@ class Model {
   Config config_;
   std::vector<std::string> labels_;
   Tokenizer tokenizer_;
-  Params<float> params_;
+  const float* embed_rows() const {
+    return borrowed_embed_ ? borrowed_embed_ : params_.embed.data();
+  }
+
+  mutable Params<float> params_;  // mutable: params() may copy a borrowed embedding in
+  const float* borrowed_embed_ = nullptr;
+  std::unique_ptr<std::once_flag> embed_copied_ = std::make_unique<std::once_flag>();
   Mat<float> positions_;  // (max_len, D)
   double temperature_;
   nlohmann::json metadata_;

@@ -1,6 +1,7 @@
 #include "model_binary.h"
 
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <set>
 
@@ -10,7 +11,8 @@ namespace router {
 
 namespace {
 
-constexpr char kMagic[8] = {'R', 'O', 'U', 'T', 'E', 'R', 'M', '1'};
+constexpr char kMagic[8] = {'R', 'O', 'U', 'T', 'E', 'R', 'M', '2'};
+constexpr size_t kAlign = 64;  // of the first tensor, from the start of the bytes
 
 void put_u32(std::string& out, uint32_t v) {
   for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
@@ -41,6 +43,17 @@ class Reader {
   size_t pos_ = 0;
 };
 
+// A header integer. Checked here because nlohmann's get<int>() casts a float such as 1e30
+// (undefined behaviour) and silently truncates 16.5 to 16.
+int header_int(const nlohmann::json& h, const char* key, const std::string& name) {
+  const nlohmann::json& v = h.at(key);
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT32_MAX) ||
+      (!v.is_number_unsigned() && (v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX))) {
+    throw ModelError(name + ": bad binary model header: \"" + key + "\" is not an integer");
+  }
+  return static_cast<int>(v.get<int64_t>());
+}
+
 }  // namespace
 
 std::string model_to_binary(const Model& model) {
@@ -61,13 +74,17 @@ std::string model_to_binary(const Model& model) {
   const std::string& tok = model.tokenizer().serialized();
   put_u32(out, static_cast<uint32_t>(tok.size()));
   out += tok;
+  // Padding, with its size first, so that the first tensor starts at a multiple of kAlign.
+  const size_t pad = (kAlign - (out.size() + 4) % kAlign) % kAlign;
+  put_u32(out, static_cast<uint32_t>(pad));
+  out.append(pad, '\0');
   for (const auto& t : tensors(const_cast<Params<float>&>(model.params()))) {
     out.append(reinterpret_cast<const char*>(t.data), static_cast<size_t>(t.size) * sizeof(float));
   }
   return out;
 }
 
-Model model_from_binary(std::string_view bytes, const std::string& name) {
+Model model_from_binary(std::string_view bytes, const std::string& name, bool borrow) {
   Reader r(bytes, name);
   if (r.take(sizeof kMagic, "magic") != std::string_view(kMagic, sizeof kMagic)) {
     throw ModelError(name + ": not a binary router model (bad magic)");
@@ -77,11 +94,11 @@ Model model_from_binary(std::string_view bytes, const std::string& name) {
   try {
     h = nlohmann::json::parse(r.take(header_len, "header"));
     Config c;
-    c.d_model = h.at("d_model");
-    c.n_heads = h.at("n_heads");
-    c.n_layers = h.at("n_layers");
-    c.d_ff = h.at("d_ff");
-    c.max_len = h.at("max_len");
+    c.d_model = header_int(h, "d_model", name);
+    c.n_heads = header_int(h, "n_heads", name);
+    c.n_layers = header_int(h, "n_layers", name);
+    c.d_ff = header_int(h, "d_ff", name);
+    c.max_len = header_int(h, "max_len", name);
     c.positional = positional_from_string(h.at("positional").get<std::string>());
     validate(c, name);
     auto labels = h.at("labels").get<std::vector<std::string>>();
@@ -103,8 +120,26 @@ Model model_from_binary(std::string_view bytes, const std::string& name) {
     Tokenizer tok = Tokenizer::from_serialized(std::string(r.take(tok_len, "tokenizer")), name);
     c.vocab_size = tok.vocab_size();
     c.num_labels = static_cast<int>(labels.size());
-    Params<float> p = zeros_like_config<float>(c);
+    const uint32_t pad = r.u32("padding size");
+    if (pad >= kAlign) throw ModelError(name + ": bad padding size " + std::to_string(pad));
+    r.take(pad, "padding");
+    // Borrowed, the embedding is not even allocated: a fresh page costs more than its bytes.
+    Config shapes = c;
+    if (borrow) shapes.vocab_size = 0;
+    Params<float> p = zeros_like_config<float>(shapes);
+    const float* embed = nullptr;
     for (auto& t : tensors(p)) {
+      if (borrow && t.name == "embed.weight") {
+        const size_t n = static_cast<size_t>(c.vocab_size) * c.d_model * sizeof(float);
+        const char* at = r.take(n, "tensors").data();
+        if (reinterpret_cast<uintptr_t>(at) % alignof(float) == 0) {
+          embed = reinterpret_cast<const float*>(at);
+        } else {  // not where the packer put it: copy after all
+          p.embed.resize(c.vocab_size, c.d_model);
+          std::memcpy(p.embed.data(), at, n);
+        }
+        continue;
+      }
       std::string_view data = r.take(static_cast<size_t>(t.size) * sizeof(float), "tensors");
       std::memcpy(t.data, data.data(), data.size());
       for (int64_t i = 0; i < t.size; ++i) {
@@ -114,8 +149,10 @@ Model model_from_binary(std::string_view bytes, const std::string& name) {
       }
     }
     if (!r.done()) throw ModelError(name + ": trailing bytes after the last tensor");
-    return Model(c, std::move(labels), std::move(tok), std::move(p), temperature,
-                 h.at("metadata"));
+    Model model(c, std::move(labels), std::move(tok), std::move(p), temperature,
+                h.at("metadata"));
+    if (embed) model.borrow_embedding(embed);
+    return model;
   } catch (const nlohmann::json::exception& e) {
     throw ModelError(name + ": bad binary model header: " + e.what());
   } catch (const UsageError& e) {  // from positional_from_string

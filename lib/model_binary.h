@@ -1,7 +1,8 @@
 // A compact binary form of a model, for the model compiled into the router binary: a small JSON
 // header (config, labels, calibration, metadata), the tokenizer blob, then every tensor as raw
-// little-endian float32 in the fixed order of params.h. Loading copies the floats straight into
-// place, so start-up costs microseconds rather than a JSON parse. Every size is checked first.
+// little-endian float32 in the fixed order of params.h, starting at a multiple of 64 bytes.
+// Loading copies the floats straight into place, so start-up costs microseconds rather than a
+// JSON parse. Every size is checked first.
 #pragma once
 
 #include <string>
@@ -12,7 +13,9 @@
 namespace router {
 
 std::string model_to_binary(const Model& model);
-// Throws ModelError naming `name` if the bytes are not a valid model.
-Model model_from_binary(std::string_view bytes, const std::string& name);
+// Throws ModelError naming `name` if the bytes are not a valid model. With `borrow`, the bytes
+// must outlive the model and are trusted (the built-in model, checked when it was packed): the
+// embedding table is read in place rather than copied (Model::borrow_embedding).
+Model model_from_binary(std::string_view bytes, const std::string& name, bool borrow = false);
 
 }  // namespace router
