@@ -4,7 +4,6 @@
 // own, so a record's output depends on that record alone: identical for any --threads, any
 // chunking, and under `parallel --pipe --keep-order` (docs/scaling.md). An mbox is read the same
 // way, one message per record: {"message_id", "from", "date", "subject", "prediction"}.
-#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -56,15 +55,6 @@ struct Slot {
   bool mail = false;  // an mbox message: `text` holds it raw, then what the model sees
   std::string text;
 };
-
-// The float's shortest decimal as a double, so that 0.9f prints as 0.9, not 0.899999976158142.
-double shortest(float v) {
-  char buf[32];
-  auto end = std::to_chars(buf, buf + sizeof buf, v).ptr;
-  double d = 0;
-  std::from_chars(buf, end, d);
-  return d;
-}
 
 // Standard output, or a file that appears whole at commit() (and never otherwise).
 class Output {
@@ -197,19 +187,18 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
   p.n_tokens = static_cast<int>(ids.size());
   p.truncated = truncated;
 
-  const auto& labels = model.labels();
-  ojson top = ojson::array();
-  for (int i : top_k(p, o.k)) {
-    top.push_back({{"label", labels[i]}, {"score", shortest(p.probs[i])}});
-  }
   const bool review = o.min_confidence >= 0 && p.confidence < o.min_confidence;
-  ojson pred;
-  pred["label"] = review ? std::string("needs_review") : labels[p.label];
-  pred["confidence"] = shortest(p.confidence);
-  pred["top_k"] = std::move(top);
+  const std::string pred = prediction_text(model, p, o.k, review ? "needs_review" : "");
+  // The record's members in order, as dump() writes them, with the prediction's text in place
+  // (replacing an existing "prediction", or appended at the end).
   s.had_prediction = s.value.contains("prediction");
-  s.value["prediction"] = std::move(pred);  // replaces in place, or appends at the end
-  s.out = s.value.dump();
+  if (!s.had_prediction) s.value["prediction"] = nullptr;
+  s.out = "{";
+  for (auto it = s.value.begin(); it != s.value.end(); ++it) {
+    if (it != s.value.begin()) s.out += ',';
+    s.out += ojson(it.key()).dump() + ':' + (it.key() == "prediction" ? pred : it.value().dump());
+  }
+  s.out += '}';
 }
 
 // The "pair" id of a record: a string as is, any other value as its JSON text, "" if none.

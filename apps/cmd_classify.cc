@@ -114,7 +114,7 @@ void run(const ClassifyOptions& o) {
                    source, i + 1, model.config().max_len, model.config().max_len);
     }
     if (o.json) {
-      out += prediction_json(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size())).dump();
+      out += prediction_text(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size()));
     } else if (o.k > 0) {
       const auto top = top_k(p, o.k);
       for (size_t j = 0; j < top.size(); ++j) {

@@ -1,6 +1,7 @@
 #include "common.h"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdio>
 #include <numeric>
 
@@ -18,6 +19,24 @@ Model load_model_or_default(const std::string& path) {
   if (!path.empty()) return load_model(path);
   if (auto model = builtin_model()) return std::move(*model);
   throw UsageError("no model: this router has no built-in model; pass -m/--model FILE");
+}
+
+std::string float_text(float v) {
+  char buf[32];
+  return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+}
+
+std::string prediction_text(const Model& model, const Prediction& p, int k,
+                            const std::string& label) {
+  const auto& labels = model.labels();
+  std::string out = "{\"label\":" + nlohmann::json(label.empty() ? labels[p.label] : label).dump() +
+                    ",\"confidence\":" + float_text(p.confidence) + ",\"top_k\":[";
+  const auto top = top_k(p, k);
+  for (size_t j = 0; j < top.size(); ++j) {
+    out += (j ? ",{\"label\":" : "{\"label\":") + nlohmann::json(labels[top[j]]).dump() +
+           ",\"score\":" + float_text(p.probs[top[j]]) + "}";
+  }
+  return out + "]}";
 }
 
 std::vector<int> top_k(const Prediction& p, int k) {
