@@ -18,6 +18,13 @@ Model load_model_or_default(const std::string& path);
 
 // {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first.
 nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);
+// The same object as compact JSON text, each number the shortest decimal that reads back to the
+// same float (0.9f prints as 0.9). nlohmann would print the float widened to a double, and its
+// double printer is not always shortest. `label` replaces the predicted label when not empty.
+std::string prediction_text(const Model& model, const Prediction& p, int k,
+                            const std::string& label = "");
+// The shortest decimal that reads back to the same float.
+std::string float_text(float v);
 // Indices of the k most probable labels, best first (ties: lower index first).
 std::vector<int> top_k(const Prediction& p, int k);
 // Fixed decimals, e.g. format_fixed(0.98765, 4) == "0.9877".
@@ -31,5 +38,6 @@ void add_batch_command(CLI::App& app);
 void add_eval_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
+void add_tokenize_command(CLI::App& app);
 
 }  // namespace router::app
