@@ -185,9 +185,10 @@ Tokenizer read_tokenizer(const Checker& c, const json& j) {
   return tok;
 }
 
-// `fast` holds the numbers split_tensor_data already read, for the tensors whose data it emptied.
+// `fast` holds the data arrays split_tensor_data emptied, by tensor name. A number there that
+// parse_floats refuses throws, and the caller starts again on the slow path.
 void read_tensors(const Checker& c, const json& j, Params<float>& params,
-                  const std::map<std::string, std::vector<float>>* fast) {
+                  const std::map<std::string, std::string_view>* fast) {
   if (!j.is_object()) c.fail("/tensors", "expected an object");
   auto refs = tensors(params);
   std::set<std::string> expected;
@@ -217,17 +218,18 @@ void read_tensors(const Checker& c, const json& j, Params<float>& params,
     }
     const json& data = c.member(t, p, "data");
     if (!data.is_array()) c.fail(p + "/data", "expected an array of numbers");
-    const std::vector<float>* pre = nullptr;
+    const std::string_view* inside = nullptr;
     if (fast) {
       auto found = fast->find(r.name);
-      if (found != fast->end()) pre = &found->second;
+      if (found != fast->end()) inside = &found->second;
     }
-    if (pre && data.empty()) {
-      if (static_cast<int64_t>(pre->size()) != r.size) {
+    if (inside && data.empty()) {
+      const int64_t n = parse_floats(*inside, r.data, r.size);
+      if (n < 0) c.fail(p + "/data", "not plain numbers");  // never shown: the slow path runs
+      if (n != r.size) {
         c.fail(p + "/data", "expected " + std::to_string(r.size) + " numbers, got " +
-                                std::to_string(pre->size()));
+                                std::to_string(n));
       }
-      std::copy(pre->begin(), pre->end(), r.data);
       continue;
     }
     if (static_cast<int64_t>(data.size()) != r.size) {
@@ -255,7 +257,7 @@ void append_float(std::string& out, float v) {
 }
 
 Model load_parsed(const json& j, const std::string& name,
-                  const std::map<std::string, std::vector<float>>* fast) {
+                  const std::map<std::string, std::string_view>* fast) {
   Checker c(name);
   if (!j.is_object()) c.fail("/", "expected a JSON object");
   c.only_keys(j, "", {"format", "version", "config", "labels", "tokenizer", "calibration",

@@ -8,6 +8,37 @@ namespace router {
 
 namespace {
 
+// The length of the JSON number at s[pos] (0 if there is none), read into *out. The grammar is
+// checked first: from_chars alone would also take "1.", "01", "inf" and "nan".
+size_t json_number(std::string_view s, size_t pos, double* out) {
+  size_t i = pos;
+  auto at = [&](char c) { return i < s.size() && s[i] == c; };
+  auto digits = [&] {
+    const size_t d = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
+    return i > d;
+  };
+  if (at('-')) ++i;
+  if (at('0')) {
+    ++i;
+  } else if (!digits()) {
+    return 0;
+  }
+  if (at('.')) {
+    ++i;
+    if (!digits()) return 0;
+  }
+  if (at('e') || at('E')) {
+    ++i;
+    if (at('+') || at('-')) ++i;
+    if (!digits()) return 0;
+  }
+  const auto res = std::from_chars(s.data() + pos, s.data() + i, *out);
+  return res.ec == std::errc() && res.ptr == s.data() + i ? i - pos : 0;
+}
+
+bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
 // Where a value sits: only the top object, its "tensors" object and each tensor's object matter.
 enum class Where { kRoot, kTensors, kTensor, kOther };
 
@@ -34,10 +65,7 @@ class Scanner {
 
  private:
   void ws() {
-    while (pos_ < t_.size() &&
-           (t_[pos_] == ' ' || t_[pos_] == '\n' || t_[pos_] == '\r' || t_[pos_] == '\t')) {
-      ++pos_;
-    }
+    while (pos_ < t_.size() && is_space(t_[pos_])) ++pos_;
   }
   bool at(char c) const { return pos_ < t_.size() && t_[pos_] == c; }
 
@@ -58,32 +86,11 @@ class Scanner {
     return false;
   }
 
-  // The JSON number grammar; from_chars alone would also take "1.", "01", "inf" and "nan".
   bool number(double* out) {
-    const size_t begin = pos_;
-    auto digits = [&] {
-      const size_t d = pos_;
-      while (pos_ < t_.size() && t_[pos_] >= '0' && t_[pos_] <= '9') ++pos_;
-      return pos_ > d;
-    };
-    if (at('-')) ++pos_;
-    if (at('0')) {
-      ++pos_;
-    } else if (!digits()) {
-      return false;
-    }
-    if (at('.')) {
-      ++pos_;
-      if (!digits()) return false;
-    }
-    if (at('e') || at('E')) {
-      ++pos_;
-      if (at('+') || at('-')) ++pos_;
-      if (!digits()) return false;
-    }
-    // Read as double, then narrowed: exactly what the DOM path does, so both give the same bits.
-    const auto res = std::from_chars(t_.data() + begin, t_.data() + pos_, *out);
-    return res.ec == std::errc() && res.ptr == t_.data() + pos_;
+    const size_t n = json_number(t_, pos_, out);
+    if (n == 0) return false;
+    pos_ += n;
+    return true;
   }
 
   bool literal(std::string_view word) {
@@ -92,29 +99,18 @@ class Scanner {
     return true;
   }
 
-  // The numbers of one data array, straight into floats; pos_ is just after '['.
+  // One data array, skipped and remembered; pos_ is just after '['. A ']' cannot occur in the
+  // numbers, so the first one ends the array; if there is anything else inside, parse_floats
+  // will say so later.
   bool data_array(std::string_view tensor) {
     if (data_.count(std::string(tensor))) return false;  // a duplicate: the slow path says so
-    std::vector<float>& dst = data_[std::string(tensor)];
     const size_t begin = pos_;
-    ws();
-    if (!at(']')) {
-      for (;;) {
-        ws();
-        double x = 0;
-        if (!number(&x)) return false;
-        const float f = static_cast<float>(x);
-        if (!std::isfinite(x) || !std::isfinite(f)) return false;
-        dst.push_back(f);
-        ws();
-        if (at(']')) break;
-        if (!at(',')) return false;
-        ++pos_;
-      }
-    }
-    cuts_.emplace_back(begin, pos_);
-    cut_total_ += pos_ - begin;
-    ++pos_;  // ']'
+    const size_t close = t_.find(']', begin);
+    if (close == std::string_view::npos) return false;
+    data_[std::string(tensor)] = t_.substr(begin, close - begin);
+    cuts_.emplace_back(begin, close);
+    cut_total_ += close - begin;
+    pos_ = close + 1;
     return true;
   }
 
@@ -197,13 +193,38 @@ class Scanner {
   size_t pos_ = 0;
   std::vector<std::pair<size_t, size_t>> cuts_;  // [begin, end) of each emptied array's inside
   size_t cut_total_ = 0;
-  std::map<std::string, std::vector<float>> data_;
+  std::map<std::string, std::string_view> data_;
 };
 
 }  // namespace
 
 std::optional<SplitModelText> split_tensor_data(std::string_view text, int max_depth) {
   return Scanner(text, max_depth).run();
+}
+
+int64_t parse_floats(std::string_view inside, float* out, int64_t capacity) {
+  size_t i = 0;
+  auto skip = [&] {
+    while (i < inside.size() && is_space(inside[i])) ++i;
+  };
+  skip();
+  if (i == inside.size()) return 0;
+  int64_t n = 0;
+  for (;;) {
+    skip();
+    double x = 0;
+    const size_t len = json_number(inside, i, &x);
+    if (len == 0) return -1;
+    i += len;
+    const float f = static_cast<float>(x);
+    if (!std::isfinite(x) || !std::isfinite(f)) return -1;
+    if (n < capacity) out[n] = f;
+    ++n;
+    skip();
+    if (i == inside.size()) return n;
+    if (inside[i] != ',') return -1;
+    ++i;
+  }
 }
 
 }  // namespace router

@@ -48,6 +48,11 @@ TEST(ModelLoadFast, SplitsEveryTensorOfTheFixture) {
   auto refs = router::tensors(const_cast<router::Params<float>&>(m.params()));
   EXPECT_EQ(split->data.size(), refs.size());
   EXPECT_LT(split->rest.size(), text.size() / 2) << "the numbers are most of the file";
+  for (const auto& r : refs) {
+    std::vector<float> got(r.size);
+    ASSERT_EQ(router::parse_floats(split->data.at(r.name), got.data(), r.size), r.size) << r.name;
+    EXPECT_EQ(std::memcmp(got.data(), r.data, r.size * sizeof(float)), 0) << r.name;
+  }
   EXPECT_EQ(split->rest.find("\"data\": [0"), std::string::npos);
 }
 
@@ -71,11 +76,14 @@ TEST(ModelLoadFast, NumberSpellingsMatchTheDomParse) {
   const std::vector<float> want = {0.0f, -0.0f, 1.0f, -1.5f, static_cast<float>(0.1),
                                    static_cast<float>(1e-3), 100.0f, static_cast<float>(2.5e-50),
                                    static_cast<float>(3.4028234e38), static_cast<float>(1e-45)};
-  ASSERT_EQ(split->data.at("a").size(), want.size());
+  std::vector<float> got(want.size());
+  ASSERT_EQ(router::parse_floats(split->data.at("a"), got.data(), 4), 10) << "counts them all";
+  ASSERT_EQ(router::parse_floats(split->data.at("a"), got.data(), 10), 10);
   for (size_t i = 0; i < want.size(); ++i) {
-    EXPECT_EQ(std::memcmp(&split->data.at("a")[i], &want[i], sizeof(float)), 0) << i;
+    EXPECT_EQ(std::memcmp(&got[i], &want[i], sizeof(float)), 0) << i;
   }
   EXPECT_EQ(split->rest, "{\"tensors\": {\"a\": {\"data\": []}}}");
+  EXPECT_EQ(router::parse_floats(" ", got.data(), 10), 0);
 }
 
 TEST(ModelLoadFast, GivesUpOnAnythingUnusual) {
@@ -96,7 +104,16 @@ TEST(ModelLoadFast, GivesUpOnAnythingUnusual) {
       "{\"tensors\": {\"a\": {\"data\": [[1]]}}}",        // nested
   };
   for (const char* c : cases) {
-    EXPECT_FALSE(router::split_tensor_data(c, 64).has_value()) << c;
+    // Either the scan gives up, or reading the numbers does.
+    auto split = router::split_tensor_data(c, 64);
+    bool refused = !split.has_value();
+    if (split) {
+      for (const auto& [name, inside] : split->data) {
+        float out[4];
+        refused = refused || router::parse_floats(inside, out, 4) < 0;
+      }
+    }
+    EXPECT_TRUE(refused) << c;
   }
   std::string deep(100, '[');
   deep += std::string(100, ']');
