@@ -8,7 +8,7 @@ router=${ROUTER:-build/apps/router}
 labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry
 options=(--train data/crumb/train.jsonl --valid data/crumb/valid.jsonl --labels "$labels"
          --d-model 64 --heads 8 --layers 2 --d-ff 256 --max-len 128 --vocab-size 4000
-         --epochs 30 --patience 30 --batch-size 32 --lr 3e-3 --dropout 0 --weight-decay 0.1
+         --epochs 30 --patience 30 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1
          --seed 42)
 "$router" train "${options[@]}" --positional sinusoidal -o models/crumb.json
