@@ -50,6 +50,7 @@ int main(int argc, char** argv) {
   router::app::add_positions_command(app);
   router::app::add_demo_command(app);
   router::app::add_explain_command(app);
+  router::app::add_tokenize_command(app);
 
   try {
     app.parse(argc, argv);
