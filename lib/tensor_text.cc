@@ -1,5 +1,6 @@
 #include "tensor_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <utility>
@@ -8,30 +9,62 @@ namespace router {
 
 namespace {
 
-// The length of the JSON number at s[pos] (0 if there is none), read into *out. The grammar is
-// checked first: from_chars alone would also take "1.", "01", "inf" and "nan".
+// The length of the JSON number at s[pos] (0 if there is none), read into *out. One pass checks
+// the grammar (from_chars alone would also take "1.", "01", "inf" and "nan") and collects the
+// decimal digits. Most numbers in a model file have at most 9 of them and a small exponent, so
+// the double is exact as digits * 10^e or digits / 10^-e: both operands are exact doubles and
+// IEEE rounds the one operation correctly, as from_chars would (Clinger's fast path). The rest go
+// through from_chars.
 size_t json_number(std::string_view s, size_t pos, double* out) {
+  static constexpr double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                      1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                      1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
   size_t i = pos;
+  uint64_t digits = 0;
+  int significant = 0;  // digits counted from the first non-zero one
+  int exp10 = 0;
   auto at = [&](char c) { return i < s.size() && s[i] == c; };
-  auto digits = [&] {
-    const size_t d = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i;
-    return i > d;
+  auto is_digit = [&] { return i < s.size() && s[i] >= '0' && s[i] <= '9'; };
+  auto take = [&](bool fraction) {
+    const int d = s[i++] - '0';
+    if (significant < 19) {
+      digits = digits * 10 + d;
+      significant += digits != 0;
+      exp10 -= fraction;
+    } else {
+      significant = 99;  // too many digits for the fast path
+    }
   };
-  if (at('-')) ++i;
+  const bool negative = at('-');
+  if (negative) ++i;
   if (at('0')) {
     ++i;
-  } else if (!digits()) {
+  } else if (is_digit()) {
+    while (is_digit()) take(false);
+  } else {
     return 0;
   }
   if (at('.')) {
     ++i;
-    if (!digits()) return 0;
+    if (!is_digit()) return 0;
+    while (is_digit()) take(true);
   }
   if (at('e') || at('E')) {
     ++i;
+    const bool minus = at('-');
     if (at('+') || at('-')) ++i;
-    if (!digits()) return 0;
+    if (!is_digit()) return 0;
+    int e = 0;
+    while (is_digit()) {
+      e = std::min(e * 10 + (s[i++] - '0'), 100000);
+    }
+    exp10 += minus ? -e : e;
+  }
+  if (significant <= 15 && exp10 >= -22 && exp10 <= 22) {
+    const double m = static_cast<double>(digits);  // < 10^15 < 2^53: exact
+    const double v = exp10 >= 0 ? m * kPow10[exp10] : m / kPow10[-exp10];
+    *out = negative ? -v : v;
+    return i - pos;
   }
   const auto res = std::from_chars(s.data() + pos, s.data() + i, *out);
   return res.ec == std::errc() && res.ptr == s.data() + i ? i - pos : 0;

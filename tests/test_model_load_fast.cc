@@ -1,6 +1,9 @@
 // The loader's fast path (lib/tensor_text.h) against its slow path. Both must give the same model
 // bit for bit; the fast path must give up, never guess, on anything unusual. The slow path is
 // forced by spelling the key "tensors" with an escape, which the fast path leaves alone.
+#include <charconv>
+#include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -132,6 +135,43 @@ TEST(ModelLoadFast, ErrorsStillComeFromTheSlowPath) {
     EXPECT_NE(std::string(e.what()).find("/data/0: not a finite 32-bit number"),
               std::string::npos)
         << e.what();
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// parse_floats against from_chars(double) narrowed to float, on every spelling a model file
+// can hold: shortest floats, full 17-digit doubles, exponents near the fast path's limits.
+TEST(ModelLoadFast, NumbersMatchFromChars) {
+  std::vector<std::string> texts;
+  uint64_t state = 42;
+  auto next = [&] {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state >> 11;
+  };
+  for (int i = 0; i < 20000; ++i) {
+    const double mag = std::ldexp(static_cast<double>(next()) / 9007199254740992.0,
+                                  static_cast<int>(next() % 160) - 100);
+    const double v = next() % 2 ? -mag : mag;
+    char buf[64];
+    texts.emplace_back(buf, std::to_chars(buf, buf + sizeof buf, static_cast<float>(v)).ptr);
+    texts.emplace_back(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
+    std::snprintf(buf, sizeof buf, "%.17g", v);
+    texts.emplace_back(buf);
+  }
+  for (const char* t : {"0", "-0", "1e22", "1e23", "123456789012345e-22", "1234567890123456e-3",
+                        "0.000000000000000000000001", "9007199254740993", "1e-45", "7e-46"}) {
+    texts.emplace_back(t);
+  }
+  for (const std::string& t : texts) {
+    double d = 0;
+    std::from_chars(t.data(), t.data() + t.size(), d);
+    const float want = static_cast<float>(d);
+    float got = 0;
+    ASSERT_EQ(router::parse_floats(t, &got, 1), 1) << t;
+    EXPECT_EQ(std::memcmp(&got, &want, sizeof got), 0) << t << ": " << got << " vs " << want;
   }
 }
 
