@@ -193,6 +193,17 @@ bool is_block(std::string_view tag) {
   return std::find(kBlocks.begin(), kBlocks.end(), tag) != kBlocks.end();
 }
 
+// The first `needle` (lower case) in `s` at or after `from`, ignoring ASCII case. Searches in
+// place: copying the rest of the document for each tag would make many tags quadratic.
+size_t find_ci(std::string_view s, std::string_view needle, size_t from) {
+  const auto eq = [](char a, char b) {
+    return std::tolower(static_cast<unsigned char>(a)) == static_cast<unsigned char>(b);
+  };
+  const auto it = std::search(s.begin() + static_cast<std::ptrdiff_t>(from), s.end(),
+                              needle.begin(), needle.end(), eq);
+  return it == s.end() ? std::string_view::npos : static_cast<size_t>(it - s.begin());
+}
+
 // Text of an HTML document: tags dropped, block tags as line breaks, white space runs collapsed,
 // entities decoded; <script>, <style>, <head> and <blockquote> (quoted replies) left out.
 std::string html_to_text(std::string_view html) {
@@ -218,9 +229,9 @@ std::string html_to_text(std::string_view html) {
       const std::string tag = lower(inside.substr(0, n));
       i = close + 1;
       if (!closing && (tag == "script" || tag == "style" || tag == "head")) {
-        const size_t end = lower(html.substr(i)).find("</" + tag);
-        if (end == std::string::npos) break;
-        const size_t gt = html.find('>', i + end);
+        const size_t end = find_ci(html, "</" + tag, i);
+        if (end == std::string_view::npos) break;
+        const size_t gt = html.find('>', end);
         i = gt == std::string_view::npos ? html.size() : gt + 1;
         continue;
       }
