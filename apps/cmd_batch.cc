@@ -56,27 +56,6 @@ struct Slot {
   std::string text;
 };
 
-// Standard output, or a file that appears whole at commit() (and never otherwise).
-class Output {
- public:
-  explicit Output(const std::string& path) {
-    if (path != "-") file_.emplace(path);
-  }
-  void write(std::string_view data) {
-    if (file_) return file_->write(data);
-    if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
-      throw IoError("cannot write to standard output");
-    }
-  }
-  void commit() {
-    if (file_) return file_->commit();
-    if (std::fflush(stdout) != 0) throw IoError("cannot write to standard output");
-  }
-
- private:
-  std::optional<AtomicFile> file_;
-};
-
 // Non-blank lines of a JSON Lines file: the total for the progress bar's ETA. Only called when
 // a bar is drawn, and only for regular files; a fast byte scan, no parsing.
 int64_t count_records(const std::string& path) {

@@ -3,8 +3,6 @@
 // (normalised, pre-tokenised, SentencePiece pieces, cut to max_len), so another implementation
 // of the model can be run on the same input (bench/torch_batch.py does). Streamed: memory stays
 // flat for any number of JSON Lines records.
-#include <cstdio>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,8 +30,7 @@ void run(const TokenizeOptions& o) {
   if (o.output != "-") check_writable(o.output);
   const Model model = load_model_or_default(o.model);
   RecordReader reader(o.input);
-  std::optional<AtomicFile> file;
-  if (o.output != "-") file.emplace(o.output);
+  Output out(o.output);
   std::string line;
   Record r;
   while (reader.next(r)) {
@@ -59,13 +56,9 @@ void run(const TokenizeOptions& o) {
     }
     if (truncated) line += ",\"truncated\":true";
     line += "}\n";
-    if (file) {
-      file->write(line);
-    } else if (std::fwrite(line.data(), 1, line.size(), stdout) != line.size()) {
-      throw IoError("cannot write to standard output");
-    }
+    out.write(line);
   }
-  if (file) file->commit();
+  out.commit();
 }
 
 }  // namespace

@@ -84,6 +84,24 @@ class Faults : public ::testing::Test {
     spit(tmp_.path(name), data);
     return tmp_.path(name);
   }
+
+  // What a run writing to a full disk left: `file` on a 64 kB tmpfs already holds kPrevious,
+  // then `router ARGS -o $MNT/file` runs (ARGS already quoted).
+  struct FullDiskRun {
+    std::string rc, err, after, listing;
+  };
+  FullDiskRun onto_full_disk(const std::string& file, const std::string& args) {
+    const std::string out = "\"$MNT/" + file + "\"";
+    const std::string script = "printf '%s' " + quote(kPrevious) + " > " + out + "\n" +
+                               "\"$ROUTER\" " + args + " -o " + out + " 2> " +
+                               quote(tmp_.path("err")) + "\n" +
+                               "echo $? > " + quote(tmp_.path("rc")) + "\n" +
+                               "cp " + out + " " + quote(tmp_.path("after")) + "\n" +
+                               "ls -A \"$MNT\" > " + quote(tmp_.path("listing")) + "\n";
+    EXPECT_EQ(with_tmpfs(tmp_, "size=64k", script), 0);
+    return {slurp(tmp_.path("rc")), slurp(tmp_.path("err")), slurp(tmp_.path("after")),
+            slurp(tmp_.path("listing"))};
+  }
 };
 
 // ---- A full disk ---------------------------------------------------------------------------
@@ -93,61 +111,35 @@ TEST_F(Faults, BatchOntoAFullFilesystemIsExit5AndKeepsThePreviousFile) {
   // 2,000 records give ~300 kB of output; the filesystem holds 64 kB and already has the
   // previous output in it.
   const std::string in = write("in.jsonl", records(2000));
-  const std::string script = "printf '%s' " + quote(kPrevious) +
-                             " > \"$MNT/out.jsonl\"\n"
-                             "\"$ROUTER\" batch " +
-                             quote(in) + " -m " + quote(kTiny) + " -o \"$MNT/out.jsonl\" 2> " +
-                             quote(tmp_.path("err")) +
-                             "\n"
-                             "echo $? > " +
-                             quote(tmp_.path("rc")) +
-                             "\n"
-                             "cp \"$MNT/out.jsonl\" " +
-                             quote(tmp_.path("after")) +
-                             "\n"
-                             "ls -A \"$MNT\" > " +
-                             quote(tmp_.path("listing")) + "\n";
-  ASSERT_EQ(with_tmpfs(tmp_, "size=64k", script), 0);
-  EXPECT_EQ(slurp(tmp_.path("rc")), "5\n") << slurp(tmp_.path("err"));
-  EXPECT_NE(slurp(tmp_.path("err")).find("No space left on device"), std::string::npos)
-      << slurp(tmp_.path("err"));
-  EXPECT_EQ(slurp(tmp_.path("after")), kPrevious);
-  EXPECT_EQ(slurp(tmp_.path("listing")), "out.jsonl\n") << "temporary file left behind";
+  const FullDiskRun r = onto_full_disk("out.jsonl", "batch " + quote(in) + " -m " + quote(kTiny));
+  EXPECT_EQ(r.rc, "5\n") << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(r.after, kPrevious);
+  EXPECT_EQ(r.listing, "out.jsonl\n") << "temporary file left behind";
 }
 
 TEST_F(Faults, TrainOntoAFullFilesystemIsExit5AndKeepsThePreviousModel) {
   if (!can_mount_tmpfs()) GTEST_SKIP() << "cannot mount a tmpfs here (unshare -rm refused)";
   // The tiny model's file is ~90 kB; the filesystem holds 64 kB.
-  const std::string script =
-      "printf '%s' " + quote(kPrevious) +
-      " > \"$MNT/m.json\"\n"
-      "\"$ROUTER\" -q train --train " +
-      quote(kTinyTrain) +
-      " -o \"$MNT/m.json\" --d-model 16"
-      " --heads 2 --layers 1 --d-ff 32 --vocab-size 300 --epochs 1 --max-len 32 2> " +
-      quote(tmp_.path("err")) +
-      "\n"
-      "echo $? > " +
-      quote(tmp_.path("rc")) +
-      "\n"
-      "cp \"$MNT/m.json\" " +
-      quote(tmp_.path("after")) +
-      "\n"
-      "ls -A \"$MNT\" > " +
-      quote(tmp_.path("listing")) + "\n";
-  ASSERT_EQ(with_tmpfs(tmp_, "size=64k", script), 0);
-  EXPECT_EQ(slurp(tmp_.path("rc")), "5\n") << slurp(tmp_.path("err"));
-  EXPECT_NE(slurp(tmp_.path("err")).find("No space left on device"), std::string::npos)
-      << slurp(tmp_.path("err"));
-  EXPECT_EQ(slurp(tmp_.path("after")), kPrevious);
-  EXPECT_EQ(slurp(tmp_.path("listing")), "m.json\n") << "temporary file left behind";
+  const FullDiskRun r = onto_full_disk(
+      "m.json", "-q train --train " + quote(kTinyTrain) +
+                    " --d-model 16 --heads 2 --layers 1 --d-ff 32 --vocab-size 300 --epochs 1"
+                    " --max-len 32");
+  EXPECT_EQ(r.rc, "5\n") << r.err;
+  EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
+  EXPECT_EQ(r.after, kPrevious);
+  EXPECT_EQ(r.listing, "m.json\n") << "temporary file left behind";
 }
 
 // Standard output that cannot take data (the kernel's /dev/full answers every write ENOSPC).
 TEST_F(Faults, StandardOutputOnDevFullIsExit5) {
   const std::string in = write("in.jsonl", records(2000));
-  const std::vector<std::string> commands = {"batch " + quote(in), "classify 'where is my order'",
-                                             "classify --lines -f " + quote(in)};
+  // One record fits in stdio's buffer: only the final flush can notice the full device.
+  const std::string one = write("one.jsonl", records(1));
+  const std::vector<std::string> commands = {
+      "batch " + quote(in),         "classify 'where is my order'",
+      "classify --lines -f " + quote(in), "tokenize " + quote(in),
+      "tokenize " + quote(one),     "batch " + quote(one)};
   for (const auto& args : commands) {
     const int rc = sh(quote(ROUTER_BINARY) + " " + args + " -m " + quote(kTiny) + " >/dev/full 2>" +
                       quote(tmp_.path("err")));
