@@ -79,21 +79,11 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
 
 template <typename S>
 double clip_grad_norm(Params<S>& grads, double max_norm, int threads) {
-  // Partial sums per fixed chunk, added in chunk order: the norm ignores `threads`.
-  const auto g = tensors(grads);
-  const std::vector<ParamChunk> chunks = chunks_of(g);
-  std::vector<double> partial(chunks.size());
-  parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
-    partial[i] = slice(g[chunks[i].tensor], chunks[i]).template cast<double>().square().sum();
-  });
-  double sq = 0;
-  for (double x : partial) sq += x;
-  const double norm = std::sqrt(sq);
+  const double norm = add_grads<S>(grads, {}, threads);  // nothing to add: just the norm
   const double factor = clip_scale(norm, max_norm);
   if (factor != 1.0) {
     const S scale = static_cast<S>(factor);
-    parallel_for(static_cast<int>(chunks.size()), threads,
-                 [&](int i) { slice(g[chunks[i].tensor], chunks[i]) *= scale; });
+    for (const auto& t : tensors(grads)) ArrayMap<S>(t.data, t.size) *= scale;
   }
   return norm;
 }
@@ -133,5 +123,6 @@ template class AdamW<double>;
 template double clip_grad_norm<float>(Params<float>&, double, int);
 template double clip_grad_norm<double>(Params<double>&, double, int);
 template double add_grads<float>(Params<float>&, const std::vector<Params<float>*>&, int);
+template double add_grads<double>(Params<double>&, const std::vector<Params<double>*>&, int);
 
 }  // namespace router

@@ -85,28 +85,6 @@ Pool& pool() {
   return *p;
 }
 
-void spawn_threads(int n, int threads, const std::function<void(int)>& task) {
-  std::atomic<int> next{0};
-  std::exception_ptr error;
-  std::mutex error_mutex;
-  auto worker = [&] {
-    for (int i; (i = next.fetch_add(1)) < n;) {
-      try {
-        task(i);
-      } catch (...) {
-        std::lock_guard<std::mutex> lock(error_mutex);
-        if (!error) error = std::current_exception();
-        next = n;
-      }
-    }
-  };
-  std::vector<std::thread> threads_;
-  for (int t = 1; t < threads; ++t) threads_.emplace_back(worker);
-  worker();
-  for (auto& th : threads_) th.join();
-  if (error) std::rethrow_exception(error);
-}
-
 }  // namespace
 
 int hardware_threads() { return std::max(1u, std::thread::hardware_concurrency()); }
@@ -119,11 +97,11 @@ void parallel_for(int n, int threads, const std::function<void(int)>& task) {
     return;
   }
   std::unique_lock<std::mutex> busy(pool().busy(), std::try_to_lock);
-  if (busy.owns_lock()) {
-    pool().run(n, threads - 1, task);
-  } else {
-    spawn_threads(n, threads, task);
+  if (!busy.owns_lock()) {
+    for (int i = 0; i < n; ++i) task(i);
+    return;
   }
+  pool().run(n, threads - 1, task);
 }
 
 }  // namespace router
