@@ -23,6 +23,7 @@
 
 namespace {
 
+using router::test::parse_jsonl;
 using router::test::quote;
 using router::test::slurp;
 using router::test::spit;
@@ -60,15 +61,6 @@ std::string jsonl(const std::vector<ojson>& records) {
   std::string s;
   for (const auto& r : records) s += r.dump() + "\n";
   return s;
-}
-
-std::vector<ojson> parse_jsonl(const std::string& text) {
-  std::vector<ojson> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(ojson::parse(line));
-  }
-  return out;
 }
 
 // The model and its training data, made once per process (SetUpTestSuite of both suites).

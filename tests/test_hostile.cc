@@ -22,6 +22,7 @@
 namespace {
 
 namespace fs = std::filesystem;
+using router::test::parse_jsonl;
 using router::test::quote;
 using router::test::slurp;
 using router::test::spit;
@@ -33,15 +34,6 @@ const std::string kTiny = router::test::source_path("tests/fixtures/models/tiny.
 const router::Model& tiny() {
   static const router::Model model = router::load_model(kTiny);
   return model;
-}
-
-std::vector<ojson> parse_jsonl(const std::string& text) {
-  std::vector<ojson> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(ojson::parse(line));
-  }
-  return out;
 }
 
 // An email of at least `bytes` bytes: an ordinary paragraph repeated.

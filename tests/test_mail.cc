@@ -26,6 +26,7 @@
 namespace router {
 namespace {
 
+using router::test::parse_jsonl;
 using router::test::quote;
 using router::test::slurp;
 using Result = router::test::CommandResult;
@@ -223,15 +224,6 @@ TEST(Mbox, NotAnMboxIsInputError) {
 Result router_run(const std::string& args, const std::string& stdin_file = "/dev/null") {
   const router::test::TempDir scratch("router_mail");
   return router::test::run_router(args, scratch.dir(), stdin_file);
-}
-
-std::vector<nlohmann::ordered_json> parse_jsonl(const std::string& text) {
-  std::vector<nlohmann::ordered_json> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) {
-    if (!line.empty()) out.push_back(nlohmann::ordered_json::parse(line));
-  }
-  return out;
 }
 
 TEST(MailCli, ClassifyAutoDetectsEml) {

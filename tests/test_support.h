@@ -11,6 +11,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -95,6 +96,16 @@ inline void spit(const std::string& path, const std::string& data) {
 }
 
 // Single-quoted for /bin/sh.
+// Every non-empty line of JSON Lines text, parsed with key order kept.
+inline std::vector<nlohmann::ordered_json> parse_jsonl(const std::string& text) {
+  std::vector<nlohmann::ordered_json> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) {
+    if (!line.empty()) out.push_back(nlohmann::ordered_json::parse(line));
+  }
+  return out;
+}
+
 inline std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
