@@ -59,18 +59,9 @@ PY
 [[ -s "$OUT/emails.jsonl" && $(wc -l < "$OUT/emails.jsonl") -eq $EMAILS ]] ||
   repeat_test "$EMAILS" "$OUT/emails.jsonl"
 
-# --- OpenBLAS for the torch side (see bench/train_speed.sh) -----------------------------------
-if [[ -z "${OPENBLAS_DIR:-}" ]]; then
-  OPENBLAS_DIR=/usr/lib/x86_64-linux-gnu/openblas-pthread
-  if [[ ! -e "$OPENBLAS_DIR/libblas.so.3" ]]; then
-    OPENBLAS_DIR="$OUT/openblas/usr/lib/x86_64-linux-gnu/openblas-pthread"
-    if [[ ! -e "$OPENBLAS_DIR/libblas.so.3" ]]; then
-      echo "unpacking Debian's libopenblas0-pthread into $OUT/openblas (not installed)" >&2
-      (cd "$OUT" && apt-get download libopenblas0-pthread > /dev/null 2>&1)
-      dpkg-deb -x "$OUT"/libopenblas0-pthread_*.deb "$OUT/openblas"
-    fi
-  fi
-fi
+# --- OpenBLAS for the torch side -----------------------------------------------------------------
+# shellcheck source=bench/openblas.sh
+source bench/openblas.sh  # the working directory is the repository root
 TORCH_ENV_DEFAULT_MALLOC=(OMP_WAIT_POLICY=PASSIVE OPENBLAS_NUM_THREADS="$THREADS"
                           LD_LIBRARY_PATH="$OPENBLAS_DIR")
 TORCH_ENV=("${TORCH_ENV_DEFAULT_MALLOC[@]}"

@@ -85,17 +85,8 @@ awk -F'\t' '{n += split($2, a, " ")}
   END {printf "token ids: %d examples, %.2f tokens each\n", NR, n / NR}' "$OUT/train.ids" >&2
 
 # --- OpenBLAS for the torch side ---------------------------------------------------------------
-if [[ -z "${OPENBLAS_DIR:-}" ]]; then
-  OPENBLAS_DIR=/usr/lib/x86_64-linux-gnu/openblas-pthread
-  if [[ ! -e "$OPENBLAS_DIR/libblas.so.3" ]]; then
-    OPENBLAS_DIR="$OUT/openblas/usr/lib/x86_64-linux-gnu/openblas-pthread"
-    if [[ ! -e "$OPENBLAS_DIR/libblas.so.3" ]]; then
-      echo "unpacking Debian's libopenblas0-pthread into $OUT/openblas (not installed)" >&2
-      (cd "$OUT" && apt-get download libopenblas0-pthread > /dev/null 2>&1)
-      dpkg-deb -x "$OUT"/libopenblas0-pthread_*.deb "$OUT/openblas"
-    fi
-  fi
-fi
+# shellcheck source=bench/openblas.sh
+source bench/openblas.sh  # the working directory is the repository root
 
 # --- timing -----------------------------------------------------------------------------------
 mean_after_first() { awk 'NR > 1 {s += $1; n++} END {printf "%.2f", s / n}'; }
