@@ -1,8 +1,12 @@
 // router: the command-line tool. Parses arguments, hands work to the subcommands and maps every
 // failure to one clear line on stderr and a documented exit code (README, "Exit codes").
 #include <malloc.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +16,34 @@
 #include "common.h"
 #include "errors.h"
 #include "signals.h"
+
+namespace {
+
+// Start-up time is mostly page faults: on a small VM a fresh 4 KiB page costs ~12 us to fault in,
+// and loading the built-in model touches ~1.5 MB of heap (~350 faults, ~4 ms, more than the
+// model's arithmetic). So the heap grows in 4 MiB steps, and the part of it that is whole 2 MiB
+// pages is offered to the kernel as transparent huge pages: one fault each instead of 512. A
+// kernel without THP ignores the advice; nothing else changes.
+void grow_heap_in_huge_pages() {
+  constexpr size_t kPad = size_t{4} << 20, kHuge = size_t{2} << 20;
+  mallopt(M_TOP_PAD, static_cast<int>(kPad));
+  // Larger than what is left at the top of the heap, so malloc extends the heap now (by this +
+  // kPad); freed at once, it merges back into the top chunk, which now starts where it did.
+  void* volatile probe = std::malloc(256 << 10);
+  const uintptr_t top = reinterpret_cast<uintptr_t>(probe) - 2 * sizeof(size_t);
+  std::free(probe);
+  const uintptr_t end = reinterpret_cast<uintptr_t>(sbrk(0));
+  const uintptr_t lo = (top + kHuge - 1) & ~(kHuge - 1), hi = end & ~(kHuge - 1);
+  if (hi <= lo || madvise(reinterpret_cast<void*>(lo), hi - lo, MADV_HUGEPAGE) != 0) return;
+  // A spacer up to the first huge page, never touched nor freed (address space, no memory), so
+  // that the allocations that follow start inside it.
+  if (lo - top > 64) {
+    void* volatile spacer = std::malloc(lo - top - 4 * sizeof(size_t));
+    (void)spacer;
+  }
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using router::ExitCode;
@@ -25,6 +57,7 @@ int main(int argc, char** argv) {
   // them to the kernel and faulting fresh zeroed pages back in on the next step.
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
+  grow_heap_in_huge_pages();
 
   CLI::App app{"router: an order-aware email-intent router (transformer encoder, from scratch)"};
   app.require_subcommand(1);

@@ -1,7 +1,13 @@
 // GMime does the MIME work (structure, transfer encodings, header decoding, charset names);
 // this file picks the part, converts it to UTF-8, strips HTML and cuts replies and signatures.
+//
+// GMime and the GLib stack under it (16 shared libraries, all linked with BIND_NOW) are opened
+// with dlopen the first time a message is parsed, not at process start: resolving their symbols
+// cost about half of the start-up time of every `router` command, and most commands never read
+// email. The headers still give every function its exact type.
 #include "mail.h"
 
+#include <dlfcn.h>
 #include <gmime/gmime.h>
 
 #include <algorithm>
@@ -18,21 +24,96 @@ namespace router {
 
 namespace {
 
-void init_gmime() {
+// Every GMime and GLib function this file calls.
+#define ROUTER_GMIME_FUNCTIONS(X)                                                               \
+  X(g_mime_init)                                                                                \
+  X(g_mime_charset_canon_name)                                                                  \
+  X(g_mime_charset_iconv_name)                                                                  \
+  X(g_mime_content_type_is_type)                                                                \
+  X(g_mime_data_wrapper_write_to_stream)                                                        \
+  X(g_mime_message_get_from)                                                                    \
+  X(g_mime_message_get_message_id)                                                              \
+  X(g_mime_message_get_mime_part)                                                               \
+  X(g_mime_message_get_subject)                                                                 \
+  X(g_mime_multipart_get_count)                                                                 \
+  X(g_mime_multipart_get_part)                                                                  \
+  X(g_mime_multipart_get_type)                                                                  \
+  X(g_mime_object_get_content_type)                                                             \
+  X(g_mime_object_get_content_type_parameter)                                                   \
+  X(g_mime_object_get_header)                                                                   \
+  X(g_mime_parser_construct_message)                                                            \
+  X(g_mime_parser_new_with_stream)                                                              \
+  X(g_mime_part_get_content)                                                                    \
+  X(g_mime_part_get_type)                                                                       \
+  X(g_mime_part_is_attachment)                                                                  \
+  X(g_mime_stream_mem_get_byte_array)                                                           \
+  X(g_mime_stream_mem_new)                                                                      \
+  X(g_mime_stream_mem_new_with_buffer)                                                          \
+  X(internet_address_list_to_string)                                                            \
+  X(g_type_check_instance_is_a)                                                                 \
+  X(g_object_unref)                                                                             \
+  X(g_convert)                                                                                  \
+  X(g_error_free)                                                                               \
+  X(g_free)                                                                                     \
+  X(g_iconv_close)                                                                              \
+  X(g_iconv_open)                                                                               \
+  X(g_unichar_to_utf8)                                                                          \
+  X(g_utf8_make_valid)                                                                          \
+  X(g_utf8_validate)
+
+constexpr const char* kGMimeLibrary = "libgmime-3.0.so.0";
+
+struct GMimeApi {
+#define ROUTER_GMIME_MEMBER(name) decltype(&::name) name = nullptr;
+  ROUTER_GMIME_FUNCTIONS(ROUTER_GMIME_MEMBER)
+#undef ROUTER_GMIME_MEMBER
+};
+
+// Opens GMime once (thread-safe), looks up every function and initialises the library. The
+// handle is never closed: GLib's type system cannot be unloaded.
+const GMimeApi& gmime() {
+  static GMimeApi api;
+  static std::string failure;
   static std::once_flag once;
-  std::call_once(once, [] { g_mime_init(); });
+  std::call_once(once, [] {
+    void* lib = dlopen(kGMimeLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = dlerror();
+      failure = std::string("reading email needs GMime (") + kGMimeLibrary +
+                ", Debian package libgmime-3.0-0): " + (why ? why : "dlopen failed");
+      return;
+    }
+    // dlsym on the handle also searches GMime's own dependencies (GObject, GLib).
+#define ROUTER_GMIME_LOOKUP(name)                                                   \
+    api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name));             \
+    if (!api.name) {                                                                \
+      failure = std::string(kGMimeLibrary) + " has no function " #name;             \
+      return;                                                                       \
+    }
+    ROUTER_GMIME_FUNCTIONS(ROUTER_GMIME_LOOKUP)
+#undef ROUTER_GMIME_LOOKUP
+    api.g_mime_init();
+  });
+  if (!failure.empty()) throw IoError(failure);
+  return api;
+}
+
+// The checked casts of GMime's macros (GMIME_IS_PART, ...) name the type functions directly,
+// which would link GMime; these go through the table.
+bool is_a(const GMimeApi& g, void* object, GType type) {
+  return object && g.g_type_check_instance_is_a(static_cast<GTypeInstance*>(object), type);
 }
 
 struct GObjectUnref {
   void operator()(void* p) const {
-    if (p) g_object_unref(p);
+    if (p) gmime().g_object_unref(p);
   }
 };
 template <typename T>
 using GPtr = std::unique_ptr<T, GObjectUnref>;
 
 struct GFreeDeleter {
-  void operator()(void* p) const { g_free(p); }
+  void operator()(void* p) const { gmime().g_free(p); }
 };
 using GString = std::unique_ptr<char, GFreeDeleter>;
 
@@ -57,28 +138,31 @@ std::string_view trim(std::string_view s) {
 }
 
 bool valid_utf8(const std::string& s) {
-  return g_utf8_validate(s.data(), static_cast<gssize>(s.size()), nullptr);
+  const GMimeApi& g = gmime();
+  return g.g_utf8_validate(s.data(), static_cast<gssize>(s.size()), nullptr);
 }
 
 // Invalid sequences become U+FFFD, so that everything downstream sees valid UTF-8.
 std::string make_valid(const std::string& s) {
+  const GMimeApi& g = gmime();
   if (valid_utf8(s)) return s;
-  GString fixed(g_utf8_make_valid(s.data(), static_cast<gssize>(s.size())));
+  GString fixed(g.g_utf8_make_valid(s.data(), static_cast<gssize>(s.size())));
   return fixed.get();
 }
 
 // Bytes in charset `from` -> UTF-8; false if iconv does not know `from` (known = false) or the
 // bytes are not valid in it. Throws nothing.
 bool convert(const std::string& bytes, const char* from, std::string& out, bool& known) {
-  const GIConv cd = g_iconv_open("UTF-8", from);
+  const GMimeApi& g = gmime();
+  const GIConv cd = g.g_iconv_open("UTF-8", from);
   known = cd != reinterpret_cast<GIConv>(-1);
   if (!known) return false;
-  g_iconv_close(cd);
+  g.g_iconv_close(cd);
   GError* error = nullptr;
   gsize written = 0;
-  GString converted(g_convert(bytes.data(), static_cast<gssize>(bytes.size()), "UTF-8", from,
+  GString converted(g.g_convert(bytes.data(), static_cast<gssize>(bytes.size()), "UTF-8", from,
                               nullptr, &written, &error));
-  if (error) g_error_free(error);
+  if (error) g.g_error_free(error);
   if (!converted) return false;
   out.assign(converted.get(), written);
   return true;
@@ -95,8 +179,9 @@ std::string from_windows_1252(const std::string& bytes) {
 
 std::string to_utf8(const std::string& bytes, const char* charset_param, const std::string& where,
                     const char* part) {
+  const GMimeApi& g = gmime();
   const std::string charset = lower(charset_param ? charset_param : "us-ascii");
-  const std::string canon = lower(g_mime_charset_canon_name(charset.c_str()));
+  const std::string canon = lower(g.g_mime_charset_canon_name(charset.c_str()));
   if (canon == "utf-8" || canon == "utf8") return make_valid(bytes);
   if (canon == "us-ascii" || canon == "ascii" || canon == "ansi_x3.4-1968") {
     // 8-bit bytes under an ASCII label: UTF-8 if they are, else the usual Windows mail charset.
@@ -107,7 +192,7 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
   }
   std::string out;
   bool known = false;
-  if (convert(bytes, g_mime_charset_iconv_name(charset.c_str()), out, known)) return out;
+  if (convert(bytes, g.g_mime_charset_iconv_name(charset.c_str()), out, known)) return out;
   if (!known && valid_utf8(bytes)) return bytes;  // a made-up label on ASCII/UTF-8 text
   throw InputError(where + ": cannot decode the " + part +
                    " part: " + (known ? "bytes that are not valid " : "unknown charset ") + "\"" +
@@ -117,9 +202,10 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
 // ---- HTML to text ------------------------------------------------------------------------
 
 void append_utf8(std::string& out, uint32_t cp) {
+  const GMimeApi& g = gmime();
   if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
   char buf[6];
-  const int n = g_unichar_to_utf8(cp, buf);
+  const int n = g.g_unichar_to_utf8(cp, buf);
   out.append(buf, static_cast<size_t>(n));
 }
 
@@ -318,31 +404,33 @@ std::string clean_body(std::string_view body) {
 
 // The first non-attachment text/<subtype> part, depth first; forwarded messages are not entered.
 GMimePart* find_text_part(GMimeObject* object, const char* subtype) {
-  if (GMIME_IS_MULTIPART(object)) {
-    GMimeMultipart* multipart = GMIME_MULTIPART(object);
-    const int n = g_mime_multipart_get_count(multipart);
+  const GMimeApi& g = gmime();
+  if (is_a(g, object, g.g_mime_multipart_get_type())) {
+    GMimeMultipart* multipart = reinterpret_cast<GMimeMultipart*>(object);
+    const int n = g.g_mime_multipart_get_count(multipart);
     for (int i = 0; i < n; ++i) {
-      if (GMimePart* p = find_text_part(g_mime_multipart_get_part(multipart, i), subtype)) {
+      if (GMimePart* p = find_text_part(g.g_mime_multipart_get_part(multipart, i), subtype)) {
         return p;
       }
     }
     return nullptr;
   }
-  if (!GMIME_IS_PART(object)) return nullptr;
-  GMimePart* part = GMIME_PART(object);
-  GMimeContentType* type = g_mime_object_get_content_type(object);
-  if (!type || !g_mime_content_type_is_type(type, "text", subtype)) return nullptr;
-  if (g_mime_part_is_attachment(part)) return nullptr;
+  if (!is_a(g, object, g.g_mime_part_get_type())) return nullptr;
+  GMimePart* part = reinterpret_cast<GMimePart*>(object);
+  GMimeContentType* type = g.g_mime_object_get_content_type(object);
+  if (!type || !g.g_mime_content_type_is_type(type, "text", subtype)) return nullptr;
+  if (g.g_mime_part_is_attachment(part)) return nullptr;
   return part;
 }
 
 std::string part_bytes(GMimePart* part) {
-  GMimeDataWrapper* content = g_mime_part_get_content(part);
+  const GMimeApi& g = gmime();
+  GMimeDataWrapper* content = g.g_mime_part_get_content(part);
   if (!content) return "";
-  GPtr<GMimeStream> mem(g_mime_stream_mem_new());
+  GPtr<GMimeStream> mem(g.g_mime_stream_mem_new());
   // Undoes the Content-Transfer-Encoding (base64, quoted-printable, ...).
-  if (g_mime_data_wrapper_write_to_stream(content, mem.get()) < 0) return "";
-  GByteArray* bytes = g_mime_stream_mem_get_byte_array(GMIME_STREAM_MEM(mem.get()));
+  if (g.g_mime_data_wrapper_write_to_stream(content, mem.get()) < 0) return "";
+  GByteArray* bytes = g.g_mime_stream_mem_get_byte_array(reinterpret_cast<GMimeStreamMem*>(mem.get()));
   return std::string(reinterpret_cast<const char*>(bytes->data), bytes->len);
 }
 
@@ -410,34 +498,34 @@ MailText parse_message(std::string_view raw, const std::string& where) {
     const size_t nl = raw.find('\n');
     raw.remove_prefix(nl == std::string_view::npos ? raw.size() : nl + 1);
   }
-  init_gmime();
+  const GMimeApi& g = gmime();
   // The stream copies the bytes, so `raw` need not outlive it.
-  GPtr<GMimeStream> stream(g_mime_stream_mem_new_with_buffer(raw.data(), raw.size()));
-  GPtr<GMimeParser> parser(g_mime_parser_new_with_stream(stream.get()));
-  GPtr<GMimeMessage> message(g_mime_parser_construct_message(parser.get(), nullptr));
+  GPtr<GMimeStream> stream(g.g_mime_stream_mem_new_with_buffer(raw.data(), raw.size()));
+  GPtr<GMimeParser> parser(g.g_mime_parser_new_with_stream(stream.get()));
+  GPtr<GMimeMessage> message(g.g_mime_parser_construct_message(parser.get(), nullptr));
   if (!message) throw InputError(where + ": broken MIME: GMime cannot parse the message");
-  GMimeObject* object = GMIME_OBJECT(message.get());
+  GMimeObject* object = reinterpret_cast<GMimeObject*>(message.get());
 
   MailText mail;
-  if (const char* id = g_mime_message_get_message_id(message.get())) mail.message_id = id;
-  if (InternetAddressList* from = g_mime_message_get_from(message.get())) {
-    GString s(internet_address_list_to_string(from, nullptr, FALSE));
+  if (const char* id = g.g_mime_message_get_message_id(message.get())) mail.message_id = id;
+  if (InternetAddressList* from = g.g_mime_message_get_from(message.get())) {
+    GString s(g.internet_address_list_to_string(from, nullptr, FALSE));
     if (s) mail.from = make_valid(s.get());
   }
-  if (const char* date = g_mime_object_get_header(object, "Date")) mail.date = one_line(date);
-  if (const char* subject = g_mime_message_get_subject(message.get())) {
+  if (const char* date = g.g_mime_object_get_header(object, "Date")) mail.date = one_line(date);
+  if (const char* subject = g.g_mime_message_get_subject(message.get())) {
     mail.subject = one_line(make_valid(subject));
   }
 
-  GMimeObject* body = g_mime_message_get_mime_part(message.get());
+  GMimeObject* body = g.g_mime_message_get_mime_part(message.get());
   std::string text;
   if (GMimePart* plain = body ? find_text_part(body, "plain") : nullptr) {
     text = to_utf8(part_bytes(plain),
-                   g_mime_object_get_content_type_parameter(GMIME_OBJECT(plain), "charset"), where,
+                   g.g_mime_object_get_content_type_parameter(reinterpret_cast<GMimeObject*>(plain), "charset"), where,
                    "text/plain");
   } else if (GMimePart* html = body ? find_text_part(body, "html") : nullptr) {
     text = html_to_text(to_utf8(
-        part_bytes(html), g_mime_object_get_content_type_parameter(GMIME_OBJECT(html), "charset"),
+        part_bytes(html), g.g_mime_object_get_content_type_parameter(reinterpret_cast<GMimeObject*>(html), "charset"),
         where, "text/html"));
   } else {
     throw InputError(where + ": no text/plain or text/html part to classify");

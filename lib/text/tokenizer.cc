@@ -4,6 +4,7 @@
 // to byte pieces for characters outside the vocabulary, so no input becomes [UNK].
 #include "text/tokenizer.h"
 
+#include <dlfcn.h>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
@@ -136,6 +137,38 @@ std::mutex& trainer_mutex() {
   return m;
 }
 
+// The trainer library is opened only when a vocabulary is learned: linked, it would be loaded
+// and its symbols resolved at the start of every command (about 1 ms of `router classify`).
+// The overload taking the option map; the name is its Itanium C++ ABI mangling.
+using TrainFn = decltype(static_cast<sentencepiece::util::Status (*)(
+                             const std::unordered_map<std::string, std::string>&,
+                             sentencepiece::SentenceIterator*, std::string*)>(
+    &sentencepiece::SentencePieceTrainer::Train));
+constexpr const char* kTrainerLibrary = "libsentencepiece_train.so.0";
+constexpr const char* kTrainSymbol =
+    "_ZN13sentencepiece20SentencePieceTrainer5TrainERKSt13unordered_mapINSt7__cxx1112basic_"
+    "stringIcSt11char_traitsIcESaIcEEES7_St4hashIS7_ESt8equal_toIS7_ESaISt4pairIKS7_S7_EEEPNS_"
+    "16SentenceIteratorEPS7_";
+
+TrainFn trainer() {
+  static TrainFn train = nullptr;
+  static std::string failure;
+  static std::once_flag once;
+  std::call_once(once, [] {
+    void* lib = dlopen(kTrainerLibrary, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* why = dlerror();
+      failure = std::string("learning a vocabulary needs ") + kTrainerLibrary +
+                " (Debian package libsentencepiece0): " + (why ? why : "dlopen failed");
+      return;
+    }
+    train = reinterpret_cast<TrainFn>(dlsym(lib, kTrainSymbol));
+    if (!train) failure = std::string(kTrainerLibrary) + " has no SentencePieceTrainer::Train";
+  });
+  if (!train) throw IoError(failure);
+  return train;
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer() = default;
@@ -177,7 +210,7 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& texts, int vocab_size
   {
     std::lock_guard<std::mutex> lock(trainer_mutex());
     sentencepiece::SetRandomGeneratorSeed(kTrainerSeed);
-    status = sentencepiece::SentencePieceTrainer::Train(
+    status = trainer()(
         trainer_options(vocab_size, 2 * kMaxChunkBytes), &sentences, &serialized);
   }
   if (!status.ok()) throw UsageError(explain_training_failure(status.ToString(), vocab_size));
