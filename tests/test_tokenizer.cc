@@ -4,6 +4,7 @@
 // never emit [UNK], and reject broken models with a ModelError that names where.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <random>
@@ -196,6 +197,31 @@ TEST(Tokenizer, LongEmailEncodesLikeItsWords) {
   }
   ASSERT_EQ(ids.size(), word_by_word.size());
   EXPECT_TRUE(ids == word_by_word) << "encoding the whole email differs from word by word";
+}
+
+// encode() answers repeated words from a per-thread cache; encode_pieces() always runs
+// SentencePiece on whole chunks of text. Both must agree on every line, on the first pass (cache
+// filling), on the second (cache hits), and with two vocabularies used in turn on one thread.
+TEST(Tokenizer, WordCacheGivesWhatWholeTextEncodingGives) {
+  const Tokenizer& tok = fixture_tokenizer();
+  const auto corpus = load_corpus();
+  const Tokenizer small = Tokenizer::train(corpus, 400);
+  const auto as_ids = [](const Tokenizer& t, const std::vector<std::string>& pieces) {
+    std::vector<int32_t> ids;
+    for (const auto& p : pieces) {
+      ids.push_back(static_cast<int32_t>(
+          std::find(t.vocab().begin(), t.vocab().end(), p) - t.vocab().begin()));
+    }
+    return ids;
+  };
+  for (int pass = 0; pass < 2; ++pass) {
+    for (const auto& line : corpus) {
+      for (const Tokenizer* t : {&tok, &small}) {
+        ASSERT_EQ(t->encode(line), as_ids(*t, t->encode_pieces(line)))
+            << "pass " << pass << ": " << line;
+      }
+    }
+  }
 }
 
 TEST(Tokenizer, EncodeIsThreadSafe) {

@@ -53,6 +53,7 @@ class Tokenizer {
  private:
   Tokenizer();
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  uint64_t cache_key_;  // names this vocabulary in each thread's word cache (see encode)
   std::vector<std::string> vocab_;
   std::string serialized_;
 };
