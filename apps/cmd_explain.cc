@@ -220,9 +220,9 @@ nlohmann::json explanation_json(const Model& m, const Explanation& e, int k) {
   for (const auto& layer : e.attention) {
     nlohmann::json heads = nlohmann::json::array();
     for (const Mat<float>& a : layer) {
-      std::vector<std::vector<float>> rows(a.rows(), std::vector<float>(a.cols()));
+      std::vector<std::vector<double>> rows(a.rows(), std::vector<double>(a.cols()));
       for (int i = 0; i < a.rows(); ++i) {
-        for (int j = 0; j < a.cols(); ++j) rows[i][j] = a(i, j);
+        for (int j = 0; j < a.cols(); ++j) rows[i][j] = float_value(a(i, j));
       }
       heads.push_back(rows);
     }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
+#include <cstdlib>
 #include <numeric>
 
 #include "builtin_model.h"
@@ -42,6 +43,8 @@ std::string float_text(float v) {
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);
 }
 
+double float_value(float v) { return std::strtod(float_text(v).c_str(), nullptr); }
+
 std::string prediction_text(const Model& model, const Prediction& p, int k,
                             const std::string& label) {
   const auto& labels = model.labels();
@@ -73,9 +76,11 @@ std::string format_fixed(double v, int decimals) {
 nlohmann::json prediction_json(const Model& model, const Prediction& p, int k) {
   nlohmann::json top = nlohmann::json::array();
   for (int i : top_k(p, k)) {
-    top.push_back({{"label", model.labels()[i]}, {"score", p.probs[i]}});
+    top.push_back({{"label", model.labels()[i]}, {"score", float_value(p.probs[i])}});
   }
-  return {{"label", model.labels()[p.label]}, {"confidence", p.confidence}, {"top_k", top}};
+  return {{"label", model.labels()[p.label]},
+          {"confidence", float_value(p.confidence)},
+          {"top_k", top}};
 }
 
 }  // namespace router::app

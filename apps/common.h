@@ -40,6 +40,8 @@ std::string prediction_text(const Model& model, const Prediction& p, int k,
                             const std::string& label = "");
 // The shortest decimal that reads back to the same float.
 std::string float_text(float v);
+// That decimal as a double, for nlohmann::json: 0.9f is stored as 0.9, not 0.8999999761581421.
+double float_value(float v);
 // Indices of the k most probable labels, best first (ties: lower index first).
 std::vector<int> top_k(const Prediction& p, int k);
 // Fixed decimals, e.g. format_fixed(0.98765, 4) == "0.9877".
