@@ -7,10 +7,10 @@ cd "$(dirname "$0")/.."
 router=${ROUTER:-build/apps/router}
 labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry
 options=(--train data/crumb/train.jsonl --valid data/crumb/valid.jsonl --labels "$labels"
-         --d-model 64 --heads 8 --layers 2 --d-ff 256 --max-len 128 --vocab-size 4000
-         --epochs 30 --patience 30 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
+         --d-model 64 --heads 4 --layers 2 --d-ff 256 --max-len 128 --vocab-size 4000
+         --epochs 40 --patience 40 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1
-         --seed 42)
+         --seed 42 --threads 2)
 "$router" train "${options[@]}" --positional sinusoidal -o models/crumb.json
 "$router" train "${options[@]}" --positional none -o models/crumb-nopos.json
 for m in models/crumb.json models/crumb-nopos.json; do

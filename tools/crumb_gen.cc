@@ -290,7 +290,7 @@ std::span<const Entry> fillers_for(Situation s, Tone tone) {
     case Situation::kDueToday:
       return kFillersPending;
     case Situation::kNone:
-      return {};
+      return kFillersNone;
   }
   return {};
 }

@@ -136,11 +136,15 @@ inline constexpr Frame kWantNounFrames[] = {
 inline constexpr Entry kRefundVerbs[] = {{kAll, "refund me"},
                                          {kAll, "refund the money"},
                                          {kAll, "refund the full amount"},
-                                         {kAll, "refund the {price}"}};
+                                         {kAll, "refund the {price}"},
+                                         {kAll, "send the money back"},
+                                         {kAll, "return what I paid"}};
 inline constexpr Entry kReplaceVerbs[] = {{kAll, "send {new_short}"},
                                           {kAll, "remake the {short}"},
                                           {kAll, "replace the {short}"},
-                                          {kAll, "send the {short} again"}};
+                                          {kAll, "send the {short} again"},
+                                          {kAll, "deliver {new_short}"},
+                                          {kAll, "bake the {short} again"}};
 inline constexpr Entry kFeeVerbs[] = {{kAll, "refund the delivery fee"},
                                       {kAll, "refund the delivery charge"},
                                       {kAll, "refund the {fee} delivery charge"},
@@ -158,7 +162,8 @@ inline constexpr Frame kDoVerbFrames[] = {
 inline constexpr Entry kCancelVerbs[] = {{kAll, "cancel the order"},
                                          {kAll, "cancel the whole order"},
                                          {kAll, "cancel it"},
-                                         {kAll, "cancel my order"}};
+                                         {kAll, "cancel my order"},
+                                         {kAll, "call off the order"}};
 inline constexpr Entry kChangeVerbs[] = {{kAll, "change the delivery date"},
                                          {kAll, "change the address"},
                                          {kAll, "move it to {day2}"},
@@ -166,7 +171,10 @@ inline constexpr Entry kChangeVerbs[] = {{kAll, "change the delivery date"},
                                          {kAll, "change the message on the {short}"},
                                          {kAll, "change the flavour to {flavour2}"},
                                          {kAll, "make it eggless"},
-                                         {kAll, "change the size to {size2}"}};
+                                         {kAll, "change the size to {size2}"},
+                                         {kAll, "send it to {address}"},
+                                         {kAll, "deliver it on {day2}"},
+                                         {kAll, "update the delivery address"}};
 inline constexpr Frame kCancelChangeVerbFrames[] = {
     {kAll, false, "Don't {A}, just {B}."},        {kAll, true, "Please {A} rather than {B}."},
     {kAll, true, "I want to {A}, not {B}."},      {kAll, true, "I'd like you to {A}, not {B}."},
@@ -190,12 +198,17 @@ inline constexpr Entry kStatusVerbs[] = {{kAll, "know where it is"},
                                          {kAll, "know where my order is"},
                                          {kAll, "know when it will arrive"},
                                          {kAll, "find out where the rider is"},
-                                         {kAll, "know how long it will take"}};
+                                         {kAll, "know how long it will take"},
+                                         {kAll, "check if it has been dispatched"},
+                                         {kAll, "know if it is out for delivery"},
+                                         {kAll, "find out if it has left the bakery"}};
 inline constexpr Entry kLateChangeVerbs[] = {{kAll, "change the delivery time"},
                                              {kAll, "change the address"},
                                              {kAll, "move the delivery to {time2}"},
                                              {kAll, "change the delivery address to {locality2}"},
-                                             {kAll, "move it to tomorrow"}};
+                                             {kAll, "move it to tomorrow"},
+                                             {kAll, "have it sent to {address}"},
+                                             {kAll, "have it delivered to my office"}};
 inline constexpr Frame kJustWantFrames[] = {
     {kAll, false, "I don't want to {A}, I just want to {B}."},
     {kAll, true, "Right now I want to {A}, not {B}."},

@@ -287,6 +287,8 @@ inline constexpr Entry kOpenersNone[] = {
     {kAll, "Hope you are doing well."},
     {kAll, "I have ordered from Crumb before."},
     {kAll, "A friend recommended Crumb to me."},
+    {kAll, "My parents have been Crumb customers for years."},
+    {kAll, "My sister told me about your cakes."},
     {kHeld, "My sister has ordered from Crumb before."},
 };
 
@@ -294,6 +296,9 @@ inline constexpr Entry kOpenersNone[] = {
 inline constexpr Entry kFillersDelivered[] = {
     {kAll, "We have ordered from Crumb many times before."},
     {kAll, "It was for a special day, so I was really looking forward to it."},
+    {kAll, "We moved to {locality} recently and this was our first order at the new place."},
+    {kAll, "My sister sends cakes from Crumb to everyone in the family."},
+    {kAll, "I have never had to ask you for a refund or a replacement before."},
     {kHeld, "We have ordered from you many times before."},
 };
 // Only where something went wrong.
@@ -301,13 +306,27 @@ inline constexpr Entry kFillersUnhappy[] = {
     {kAll, "This is the first time something like this has happened."},
     {kAll, "We have ordered from Crumb many times before."},
     {kAll, "Honestly, I expected better from Crumb."},
+    {kAll, "Last time something went wrong you sent a new one quickly, so I know you sort things out."},
+    {kAll, "I have never had to ask you for a refund or a replacement before."},
+    {kAll, "My friend had to cancel an order with you once and she said you were helpful."},
     {kHeld, "We have ordered from you many times before."},
 };
 inline constexpr Entry kFillersPending[] = {
     {kAll, "I ordered it through your website."},
     {kAll, "Payment was made by UPI."},
     {kAll, "I have ordered from you many times before."},
+    {kAll, "Last time I changed the address on an order and it went smoothly."},
+    {kAll, "A friend of mine cancelled an order with you once and said it was easy."},
+    {kAll, "We have just moved to {locality} and this is our first order here."},
+    {kAll, "Your app usually sends a tracking link, but I have not checked it yet."},
     {kHeld, "I paid by card when I ordered."},
+};
+// For general inquiries; like the others they mention other requests only in passing.
+inline constexpr Entry kFillersNone[] = {
+    {kAll, "My cousin once had an order changed at the last minute and you handled it well."},
+    {kAll, "We moved to Pune last year and are still finding good bakeries."},
+    {kAll, "A friend said you are quick with refunds and replacements if anything goes wrong."},
+    {kAll, "I have never ordered online from you, only from the shop."},
 };
 
 // Closing lines that ask for nothing, so they fit every label including feedback.
