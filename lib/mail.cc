@@ -507,12 +507,18 @@ MailText parse_message(std::string_view raw, const std::string& where) {
   GMimeObject* object = reinterpret_cast<GMimeObject*>(message.get());
 
   MailText mail;
-  if (const char* id = g.g_mime_message_get_message_id(message.get())) mail.message_id = id;
+  // Header values are raw bytes when they are not RFC 2047 encoded: any of them may be invalid
+  // UTF-8, and every one is written into JSON by `batch`.
+  if (const char* id = g.g_mime_message_get_message_id(message.get())) {
+    mail.message_id = make_valid(id);
+  }
   if (InternetAddressList* from = g.g_mime_message_get_from(message.get())) {
     GString s(g.internet_address_list_to_string(from, nullptr, FALSE));
     if (s) mail.from = make_valid(s.get());
   }
-  if (const char* date = g.g_mime_object_get_header(object, "Date")) mail.date = one_line(date);
+  if (const char* date = g.g_mime_object_get_header(object, "Date")) {
+    mail.date = one_line(make_valid(date));
+  }
   if (const char* subject = g.g_mime_message_get_subject(message.get())) {
     mail.subject = one_line(make_valid(subject));
   }

@@ -107,6 +107,19 @@ TEST(FuzzRegressions, MailInputs) {
 
 // ---- Named regressions ------------------------------------------------------------------------
 
+// A Date header with bytes that are not UTF-8 (0xD5 runs, an F7 lead byte) reached
+// MailText::date as they were, and `router batch` on an mbox holding it stopped with an internal
+// error when writing the record's JSON. Message-ID had the same gap.
+TEST(FuzzRegressions, MailHeaderBytesAreMadeValidUtf8) {
+  const MailText m = parse_message(slurp(fixture("mail", "date_header_invalid_utf8.eml")), "x");
+  EXPECT_TRUE(is_valid_utf8(m.date)) << m.date;
+  EXPECT_NE(m.date.find("\xEF\xBF\xBD"), std::string::npos) << "U+FFFD for the bad bytes";
+  std::string raw = "From: a@b.in\nMessage-ID: <\xF7\xB2x@y>\nDate: Tue, 11 Nov 2026 \xD5\n\nhi\n";
+  const MailText n = parse_message(raw, "y");
+  EXPECT_TRUE(is_valid_utf8(n.message_id)) << n.message_id;
+  EXPECT_TRUE(is_valid_utf8(n.date)) << n.date;
+}
+
 // The binary header's integers were read with get<int>(), which casts a JSON float: 1e30 is
 // undefined behaviour (UBSan: "outside the range of representable values of type 'int'") and
 // 16.5 became 16. Each is now refused, in the kept files and in the current format's blob.
