@@ -191,14 +191,7 @@ void run(const BatchOptions& o) {
   if (o.input != "-" && o.output != "-" && same_file(o.input, o.output)) {
     throw UsageError("-o " + o.output + " would overwrite the input " + o.input);
   }
-  if (o.output != "-") {
-    // Found now, not at the final rename after all the work.
-    struct stat st;
-    if (::stat(o.output.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      throw IoError("cannot write " + o.output + ": it is a directory");
-    }
-    check_writable(o.output);
-  }
+  if (o.output != "-") check_writable(o.output);
   const Model model = load_model_or_default(o.model);
   const bool mbox = o.format == "mbox" || (o.format == "auto" && input_is_mbox(o.input));
   std::optional<RecordReader> reader;

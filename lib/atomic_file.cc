@@ -25,6 +25,11 @@ std::string temp_name(const std::string& path) {
 }  // namespace
 
 AtomicFile::AtomicFile(std::string path) : path_(std::move(path)), temp_(temp_name(path_)) {
+  // Caught here, not by the final rename after all the work.
+  struct stat st;
+  if (::stat(path_.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+    throw IoError("cannot write " + path_ + ": it is a directory");
+  }
   file_ = std::fopen(temp_.c_str(), "wb");
   if (!file_) throw IoError("cannot write " + path_ + ": " + errno_text());
 }

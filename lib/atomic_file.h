@@ -11,7 +11,8 @@ namespace router {
 
 class AtomicFile {
  public:
-  // Creates "<path>.tmp.<pid>.<n>" next to `path`; throws IoError if it cannot.
+  // Creates "<path>.tmp.<pid>.<n>" next to `path`; throws IoError if it cannot, or if `path` is
+  // a directory (which the final rename would refuse only after all the work).
   explicit AtomicFile(std::string path);
   AtomicFile(const AtomicFile&) = delete;
   AtomicFile& operator=(const AtomicFile&) = delete;
@@ -33,7 +34,8 @@ class AtomicFile {
 // Writes a whole string atomically.
 void write_file_atomic(const std::string& path, std::string_view data);
 
-// Throws IoError unless a file can be created in the directory of `path`.
+// Throws IoError unless a file can be created in the directory of `path` and `path` is not a
+// directory.
 void check_writable(const std::string& path);
 
 // Whole file as bytes; throws IoError naming the path.

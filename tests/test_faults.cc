@@ -182,6 +182,28 @@ TEST_F(Faults, DirectoryWithoutWritePermissionIsExit5) {
   EXPECT_NE(r.err.find("Permission denied"), std::string::npos) << r.err;
 }
 
+// Every command that writes a file refuses a directory as the output path before any work,
+// with no temporary file left: the check lives in AtomicFile, which they all write through.
+TEST_F(Faults, OutputPathThatIsADirectoryIsExit5BeforeAnyWork) {
+  const std::string in = write("in.jsonl", records(3));
+  fs::create_directory(tmp_.path("out"));
+  const std::string dir = quote(tmp_.path("out"));
+  const std::vector<std::string> commands = {
+      "batch " + quote(in) + " -m " + quote(kTiny) + " -o " + dir,
+      "tokenize " + quote(in) + " -m " + quote(kTiny) + " -o " + dir,
+      "train --train " + quote(kTinyTrain) + " -o " + dir,
+      "positions --svg " + dir,
+      "explain --html " + dir + " -m " + quote(kTiny) + " 'where is my order'",
+  };
+  for (const auto& args : commands) {
+    const auto r = run_router(args, tmp_.dir());
+    EXPECT_EQ(r.code, 5) << args << ": " << r.err;
+    EXPECT_NE(r.err.find("it is a directory"), std::string::npos) << args << ": " << r.err;
+    EXPECT_EQ(r.err.find("epoch"), std::string::npos) << args << ": trained before refusing";
+    EXPECT_TRUE(temp_files(tmp_.dir()).empty()) << args;
+  }
+}
+
 TEST_F(Faults, MissingInputsAreExit5NamingThePath) {
   const std::string missing = tmp_.path("no_such_file.jsonl");
   const std::string out = tmp_.path("out.jsonl");
