@@ -7,7 +7,6 @@
 // email. The headers still give every function its exact type.
 #include "mail.h"
 
-#include <dlfcn.h>
 #include <gmime/gmime.h>
 
 #include <algorithm>
@@ -15,10 +14,11 @@
 #include <cctype>
 #include <iostream>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "errors.h"
+#include "shared_library.h"
+#include "text/utf8.h"
 
 namespace router {
 
@@ -56,12 +56,7 @@ namespace {
   X(g_error_free)                                                                               \
   X(g_free)                                                                                     \
   X(g_iconv_close)                                                                              \
-  X(g_iconv_open)                                                                               \
-  X(g_unichar_to_utf8)                                                                          \
-  X(g_utf8_make_valid)                                                                          \
-  X(g_utf8_validate)
-
-constexpr const char* kGMimeLibrary = "libgmime-3.0.so.0";
+  X(g_iconv_open)
 
 struct GMimeApi {
 #define ROUTER_GMIME_MEMBER(name) decltype(&::name) name = nullptr;
@@ -69,32 +64,19 @@ struct GMimeApi {
 #undef ROUTER_GMIME_MEMBER
 };
 
-// Opens GMime once (thread-safe), looks up every function and initialises the library. The
-// handle is never closed: GLib's type system cannot be unloaded.
+// GMime, opened and initialised on first use (thread-safe). Should it fail, the IoError goes
+// to the caller and the next call tries again.
 const GMimeApi& gmime() {
-  static GMimeApi api;
-  static std::string failure;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* lib = dlopen(kGMimeLibrary, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* why = dlerror();
-      failure = std::string("reading email needs GMime (") + kGMimeLibrary +
-                ", Debian package libgmime-3.0-0): " + (why ? why : "dlopen failed");
-      return;
-    }
-    // dlsym on the handle also searches GMime's own dependencies (GObject, GLib).
-#define ROUTER_GMIME_LOOKUP(name)                                                   \
-    api.name = reinterpret_cast<decltype(api.name)>(dlsym(lib, #name));             \
-    if (!api.name) {                                                                \
-      failure = std::string(kGMimeLibrary) + " has no function " #name;             \
-      return;                                                                       \
-    }
+  static const GMimeApi api = [] {
+    const std::string need = "reading email needs GMime (Debian package libgmime-3.0-0)";
+    GMimeApi a;
+#define ROUTER_GMIME_LOOKUP(name) \
+  a.name = reinterpret_cast<decltype(a.name)>(library_symbol("libgmime-3.0.so.0", #name, need));
     ROUTER_GMIME_FUNCTIONS(ROUTER_GMIME_LOOKUP)
 #undef ROUTER_GMIME_LOOKUP
-    api.g_mime_init();
-  });
-  if (!failure.empty()) throw IoError(failure);
+    a.g_mime_init();
+    return a;
+  }();
   return api;
 }
 
@@ -137,19 +119,6 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-bool valid_utf8(const std::string& s) {
-  const GMimeApi& g = gmime();
-  return g.g_utf8_validate(s.data(), static_cast<gssize>(s.size()), nullptr);
-}
-
-// Invalid sequences become U+FFFD, so that everything downstream sees valid UTF-8.
-std::string make_valid(const std::string& s) {
-  const GMimeApi& g = gmime();
-  if (valid_utf8(s)) return s;
-  GString fixed(g.g_utf8_make_valid(s.data(), static_cast<gssize>(s.size())));
-  return fixed.get();
-}
-
 // Bytes in charset `from` -> UTF-8; false if iconv does not know `from` (known = false) or the
 // bytes are not valid in it. Throws nothing.
 bool convert(const std::string& bytes, const char* from, std::string& out, bool& known) {
@@ -174,7 +143,7 @@ std::string from_windows_1252(const std::string& bytes) {
   bool known = false;
   if (convert(bytes, "WINDOWS-1252", out, known)) return out;
   if (convert(bytes, "ISO-8859-1", out, known)) return out;
-  return make_valid(bytes);
+  return sanitize_utf8(bytes);
 }
 
 std::string to_utf8(const std::string& bytes, const char* charset_param, const std::string& where,
@@ -182,10 +151,10 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
   const GMimeApi& g = gmime();
   const std::string charset = lower(charset_param ? charset_param : "us-ascii");
   const std::string canon = lower(g.g_mime_charset_canon_name(charset.c_str()));
-  if (canon == "utf-8" || canon == "utf8") return make_valid(bytes);
+  if (canon == "utf-8" || canon == "utf8") return sanitize_utf8(bytes);
   if (canon == "us-ascii" || canon == "ascii" || canon == "ansi_x3.4-1968") {
     // 8-bit bytes under an ASCII label: UTF-8 if they are, else the usual Windows mail charset.
-    return valid_utf8(bytes) ? bytes : from_windows_1252(bytes);
+    return is_valid_utf8(bytes) ? bytes : from_windows_1252(bytes);
   }
   if (canon == "iso-8859-1" || canon == "latin1" || canon == "windows-1252" || canon == "cp1252") {
     return from_windows_1252(bytes);
@@ -193,21 +162,13 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
   std::string out;
   bool known = false;
   if (convert(bytes, g.g_mime_charset_iconv_name(charset.c_str()), out, known)) return out;
-  if (!known && valid_utf8(bytes)) return bytes;  // a made-up label on ASCII/UTF-8 text
+  if (!known && is_valid_utf8(bytes)) return bytes;  // a made-up label on ASCII/UTF-8 text
   throw InputError(where + ": cannot decode the " + part +
                    " part: " + (known ? "bytes that are not valid " : "unknown charset ") + "\"" +
                    (charset_param ? charset_param : "") + "\"");
 }
 
 // ---- HTML to text ------------------------------------------------------------------------
-
-void append_utf8(std::string& out, uint32_t cp) {
-  const GMimeApi& g = gmime();
-  if (cp == 0 || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) cp = 0xFFFD;
-  char buf[6];
-  const int n = g.g_unichar_to_utf8(cp, buf);
-  out.append(buf, static_cast<size_t>(n));
-}
 
 // Decodes the entity at s[i] == '&' into `out`; returns the index after it (i + 1 if unknown).
 size_t decode_entity(std::string_view s, size_t i, std::string& out) {
@@ -256,7 +217,8 @@ size_t decode_entity(std::string_view s, size_t i, std::string& out) {
       cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
     }
     if (ok) {
-      append_utf8(out, cp == 0xA0 ? ' ' : cp);
+      // &#0; is no character; &#160; (no-break space) is read as a space.
+      append_utf8(out, cp == 0 ? kReplacementChar : cp == 0xA0 ? U' ' : char32_t{cp});
       return semi + 1;
     }
   } else {
@@ -510,17 +472,17 @@ MailText parse_message(std::string_view raw, const std::string& where) {
   // Header values are raw bytes when they are not RFC 2047 encoded: any of them may be invalid
   // UTF-8, and every one is written into JSON by `batch`.
   if (const char* id = g.g_mime_message_get_message_id(message.get())) {
-    mail.message_id = make_valid(id);
+    mail.message_id = sanitize_utf8(id);
   }
   if (InternetAddressList* from = g.g_mime_message_get_from(message.get())) {
     GString s(g.internet_address_list_to_string(from, nullptr, FALSE));
-    if (s) mail.from = make_valid(s.get());
+    if (s) mail.from = sanitize_utf8(s.get());
   }
   if (const char* date = g.g_mime_object_get_header(object, "Date")) {
-    mail.date = one_line(make_valid(date));
+    mail.date = one_line(sanitize_utf8(date));
   }
   if (const char* subject = g.g_mime_message_get_subject(message.get())) {
-    mail.subject = one_line(make_valid(subject));
+    mail.subject = one_line(sanitize_utf8(subject));
   }
 
   GMimeObject* body = g.g_mime_message_get_mime_part(message.get());

@@ -4,7 +4,6 @@
 // to byte pieces for characters outside the vocabulary, so no input becomes [UNK].
 #include "text/tokenizer.h"
 
-#include <dlfcn.h>
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
@@ -16,6 +15,7 @@
 #include <utility>
 
 #include "errors.h"
+#include "shared_library.h"
 #include "text/normalize.h"
 #include "text/pretokenize.h"
 
@@ -146,28 +146,16 @@ using TrainFn = decltype(static_cast<sentencepiece::util::Status (*)(
                              const std::unordered_map<std::string, std::string>&,
                              sentencepiece::SentenceIterator*, std::string*)>(
     &sentencepiece::SentencePieceTrainer::Train));
-constexpr const char* kTrainerLibrary = "libsentencepiece_train.so.0";
 constexpr const char* kTrainSymbol =
     "_ZN13sentencepiece20SentencePieceTrainer5TrainERKSt13unordered_mapINSt7__cxx1112basic_"
     "stringIcSt11char_traitsIcESaIcEEES7_St4hashIS7_ESt8equal_toIS7_ESaISt4pairIKS7_S7_EEEPNS_"
     "16SentenceIteratorEPS7_";
 
+// A failure to open it goes to the caller; the next call tries again.
 TrainFn trainer() {
-  static TrainFn train = nullptr;
-  static std::string failure;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    void* lib = dlopen(kTrainerLibrary, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-      const char* why = dlerror();
-      failure = std::string("learning a vocabulary needs ") + kTrainerLibrary +
-                " (Debian package libsentencepiece0): " + (why ? why : "dlopen failed");
-      return;
-    }
-    train = reinterpret_cast<TrainFn>(dlsym(lib, kTrainSymbol));
-    if (!train) failure = std::string(kTrainerLibrary) + " has no SentencePieceTrainer::Train";
-  });
-  if (!train) throw IoError(failure);
+  static const TrainFn train = reinterpret_cast<TrainFn>(library_symbol(
+      "libsentencepiece_train.so.0", kTrainSymbol,
+      "learning a vocabulary needs SentencePiece's trainer (Debian package libsentencepiece0)"));
   return train;
 }
 
