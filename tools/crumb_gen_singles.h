@@ -335,7 +335,8 @@ inline constexpr Entry kFlavourRequests[] = {
 };
 
 // The order is due today and running late, and the customer changes it rather than asking where
-// it is: the stories are the waiting stories of order_status.
+// it is: the stories are the first four of order_status's kLateStories (a copy: pointing at that
+// table, with its other entries, would change every draw of the committed data).
 inline constexpr Entry kRunningLateChangeStories[] = {
     {kAll, "It was supposed to arrive by {time} and it's already past that."},
     {kAll, "The app has shown \"out for delivery\" for over an hour now."},
