@@ -14,9 +14,25 @@ Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer
       labels_(std::move(labels)),
       tokenizer_(std::move(tokenizer)),
       params_(std::move(params)),
-      positions_(sinusoid_table(config.max_len, config.d_model).cast<float>()),
       temperature_(temperature),
-      metadata_(std::move(metadata)) {}
+      metadata_(std::move(metadata)) {
+  positions_->table.resize(config_.max_len, config_.d_model);
+}
+
+const Mat<float>& Model::positions(int rows) const {
+  Positions& p = *positions_;
+  if (p.rows.load(std::memory_order_acquire) < rows) {
+    std::lock_guard<std::mutex> lock(p.grow);
+    const int have = p.rows.load(std::memory_order_relaxed);
+    if (have < rows) {
+      // Readers use only rows below `have`; these are new, so nobody reads them yet.
+      p.table.middleRows(have, rows - have) =
+          sinusoid_table(rows - have, config_.d_model, have).cast<float>();
+      p.rows.store(rows, std::memory_order_release);
+    }
+  }
+  return p.table;
+}
 
 const Params<float>& Model::params() const {
   if (borrowed_embed_) {
@@ -51,7 +67,7 @@ std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const
 Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
   Batch batch = make_batch(sequences);
   ForwardCache<float> cache;
-  encoder_forward(params_, config_, positions_, batch, 0.0, cache, embed_rows());
+  encoder_forward(params_, config_, positions(batch.T), batch, 0.0, cache, embed_rows());
   return std::move(cache.logits);
 }
 
@@ -90,7 +106,10 @@ std::vector<Prediction> Model::predict_many(const std::vector<std::string>& text
       throw InputError("email " + std::to_string(i + 1) + " is empty (nothing but white space)");
     }
   }
-  const Mat<float> l = infer_logits(params_, config_, positions_, ids, threads, embed_rows());
+  size_t longest = 0;
+  for (const auto& e : ids) longest = std::max(longest, e.size());
+  const Mat<float> l = infer_logits(params_, config_, positions(static_cast<int>(longest)), ids,
+                                    threads, embed_rows());
   std::vector<Prediction> out(n);
   for (int i = 0; i < n; ++i) {
     out[i] = finish(l.row(i));

@@ -3,6 +3,7 @@
 // on its own stack.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -43,7 +44,11 @@ class Model {
   // be empty: `rows` outlives the model (the built-in model inside the binary), so start-up
   // touches only the rows an email uses.
   void borrow_embedding(const float* rows);
-  const Mat<float>& positions() const { return positions_; }
+  // The sinusoid table, (max_len, D), with at least its first `rows` rows filled in: rows are
+  // computed on first need (a short email needs a few; the whole table costs more than
+  // classifying it). Safe to call from many threads.
+  const Mat<float>& positions(int rows) const;
+  const Mat<float>& positions() const { return positions(config_.max_len); }
   double temperature() const { return temperature_; }
   void set_temperature(double t) { temperature_ = t; }
   const nlohmann::json& metadata() const { return metadata_; }
@@ -74,7 +79,12 @@ class Model {
   mutable Params<float> params_;  // mutable: params() may copy a borrowed embedding in
   const float* borrowed_embed_ = nullptr;
   std::unique_ptr<std::once_flag> embed_copied_ = std::make_unique<std::once_flag>();
-  Mat<float> positions_;  // (max_len, D)
+  struct Positions {
+    std::mutex grow;
+    std::atomic<int> rows{0};  // rows of `table` filled in
+    Mat<float> table;          // (max_len, D)
+  };
+  std::unique_ptr<Positions> positions_ = std::make_unique<Positions>();
   double temperature_;
   nlohmann::json metadata_;
 };

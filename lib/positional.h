@@ -8,6 +8,7 @@
 namespace router {
 
 // (n_positions, d_model) -> table; d_model may be odd (the last column is then a sine).
-Mat<double> sinusoid_table(int n_positions, int d_model);
+// Row r holds position first + r, so a table can be built in pieces.
+Mat<double> sinusoid_table(int n_positions, int d_model, int first = 0);
 
 }  // namespace router

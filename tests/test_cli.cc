@@ -232,6 +232,35 @@ TEST_F(Cli, ClassifyUsageErrorsExitTwo) {
   EXPECT_EQ(run("frobnicate").code, 2);
 }
 
+// Only the subcommand named on the command line is set up (start-up time); help must not notice.
+TEST_F(Cli, HelpListsEverySubcommandWhereverItIsAsked) {
+  const std::vector<std::string> all = {"classify", "batch",   "eval",    "train",   "info",
+                                        "positions", "demo", "explain", "tokenize"};
+  for (const char* args : {"--help", "-h", "-q --help"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+    for (const auto& name : all) {
+      EXPECT_NE(r.out.find("  " + name), std::string::npos) << args << ": no " << name;
+    }
+  }
+  for (const char* args : {"classify --help", "--help classify", "-q classify -h"}) {
+    const Result r = run(args);
+    EXPECT_EQ(r.code, 0) << args << ": " << r.err;
+    EXPECT_NE(r.out.find("--top-k"), std::string::npos) << args << ": " << r.out;
+    EXPECT_EQ(r.out.find("--epochs"), std::string::npos) << args << ": train's options shown";
+  }
+}
+
+TEST_F(Cli, GlobalFlagsMayComeBeforeTheSubcommand) {
+  for (const char* flags : {"-q", "-v", "-q -v"}) {
+    const Result r = run(std::string(flags) + " classify -m " + quote(kModel) + " 'where is my order'");
+    EXPECT_EQ(r.code, 0) << flags << ": " << r.err;
+    ASSERT_EQ(lines_of(r.out).size(), 1u) << flags;
+    expect_label_line(lines_of(r.out)[0]);
+  }
+  EXPECT_EQ(run("-q frobnicate").code, 2);
+}
+
 TEST_F(Cli, ClassifyMissingFilesExitFive) {
   // A model or input that cannot be read is an I/O error (5); a readable but bad model is 4.
   const Result no_model = run("classify -m " + quote(path("nope.json")) + " x");

@@ -3,8 +3,10 @@
 // added to the slots after shuffling, it is not).
 #include <algorithm>
 #include <numeric>
+#include <thread>
 
 #include "layers.h"
+#include "model_io.h"
 #include "params.h"
 #include "positional.h"
 #include "rng.h"
@@ -41,6 +43,35 @@ TEST(Sinusoid, MatchesReferenceAndNaiveLoop) {
     EXPECT_TRUE(test::all_close("sinusoid d_model " + std::to_string(d), sinusoid_table(n, d),
                                 test::as_matrix<double>(entry["table"]), 1e-12));
   }
+}
+
+TEST(Sinusoid, BuiltInPiecesGivesTheWholeTable) {
+  const Mat<double> whole = sinusoid_table(50, 7);
+  for (const int first : {0, 1, 13, 49}) {
+    const Mat<double> part = sinusoid_table(50 - first, 7, first);
+    EXPECT_EQ(part, whole.bottomRows(50 - first)) << "from position " << first;
+  }
+}
+
+// A model fills its table on first need, from any number of threads at once; whatever the order,
+// the rows are the bits of the table computed whole.
+TEST(Sinusoid, ModelTableGrowsToTheSameBits) {
+  const Model model = load_model(test::source_path("tests/fixtures/models/tiny.json"));
+  const int n = model.config().max_len, d = model.config().d_model;
+  const Mat<float> want = sinusoid_table(n, d).cast<float>();
+  EXPECT_EQ(model.positions(3).topRows(3), want.topRows(3));
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&, t] {
+      for (int rows = 1 + t; rows <= n; rows += 4) {
+        EXPECT_EQ(model.positions(rows).topRows(rows), want.topRows(rows));
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(model.positions(), want);
+  (void)model.predict("where is my order");  // a short email needs no more rows than it has
+  EXPECT_EQ(model.positions(), want);
 }
 
 TEST(ParameterCount, AttentionBlock) {

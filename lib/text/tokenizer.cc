@@ -185,7 +185,8 @@ std::atomic<uint64_t> next_cache_key{1};
 
 }  // namespace
 
-Tokenizer::Tokenizer() : cache_key_(next_cache_key.fetch_add(1)) {}
+Tokenizer::Tokenizer()
+    : cache_key_(next_cache_key.fetch_add(1)), pieces_(std::make_unique<Pieces>()) {}
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
@@ -253,15 +254,15 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
     throw ModelError(prefix + "piece 1 is \"" + tok.sp_->IdToPiece(kUnkId) +
                      "\"; expected the unknown piece \"[UNK]\"");
   }
-  tok.vocab_.reserve(n);
-  int bytes = 0;
-  for (int id = 0; id < n; ++id) {
-    tok.vocab_.push_back(tok.sp_->IdToPiece(id));
-    if (tok.sp_->IsByte(id)) ++bytes;
-  }
-  if (bytes != 256) {
-    throw ModelError(prefix + "holds " + std::to_string(bytes) +
-                     " byte pieces; expected all 256 (byte fallback)");
+  // Byte fallback: <0x00>..<0xFF> right after the two special pieces. Only these ids are
+  // checked, not the whole vocabulary: each query costs a status check, and start-up pays it.
+  for (int b = 0; b < 256; ++b) {
+    const int id = 2 + b;
+    if (!tok.sp_->IsByte(id)) {
+      throw ModelError(prefix + "piece " + std::to_string(id) +
+                       " is not a byte piece; expected <0x00>..<0xFF> at ids 2..257 "
+                       "(byte fallback)");
+    }
   }
   // The model must leave text as it is (identity normalisation: NFKC would turn U+FB01 into
   // "fi") and mark each word with "▁", as train() sets it up; otherwise it would not split text
@@ -275,6 +276,7 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
                      std::string(kWordMark) + "\" word prefix");
   }
   tok.serialized_ = std::move(serialized);
+  tok.size_ = n;
   return tok;
 }
 
@@ -320,6 +322,14 @@ std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {
   return pieces;
 }
 
-int Tokenizer::vocab_size() const { return static_cast<int>(vocab_.size()); }
+int Tokenizer::vocab_size() const { return size_; }
+
+const std::vector<std::string>& Tokenizer::vocab() const {
+  std::call_once(pieces_->once, [&] {
+    pieces_->list.reserve(size_);
+    for (int id = 0; id < size_; ++id) pieces_->list.push_back(sp_->IdToPiece(id));
+  });
+  return pieces_->list;
+}
 
 }  // namespace router

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,14 +48,20 @@ class Tokenizer {
   static std::string preprocess(std::string_view raw);
 
   int vocab_size() const;
-  const std::vector<std::string>& vocab() const { return vocab_; }  // piece by id
+  // Piece by id; listed on first use (classifying needs only the ids).
+  const std::vector<std::string>& vocab() const;
   const std::string& serialized() const { return serialized_; }
 
  private:
   Tokenizer();
   std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
   uint64_t cache_key_;  // names this vocabulary in each thread's word cache (see encode)
-  std::vector<std::string> vocab_;
+  int size_ = 0;
+  struct Pieces {
+    std::once_flag once;
+    std::vector<std::string> list;
+  };
+  std::unique_ptr<Pieces> pieces_;
   std::string serialized_;
 };
 
