@@ -175,6 +175,9 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 10.0));
   add("--dropout", "dropout", o.dropout, "Dropout on embeddings, attention and residuals")
       ->check(CLI::Range(0.0, 0.95));
+  add("--token-dropout", "token_dropout", o.token_dropout,
+      "Share of training tokens replaced by [UNK] (word dropout)")
+      ->check(CLI::Range(0.0, 0.95));
   add("--label-smoothing", "label_smoothing", o.label_smoothing, "Label smoothing")
       ->check(CLI::Range(0.0, 0.99));
   add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")

@@ -31,6 +31,7 @@ struct TrainOptions {
   double lr = 2e-3;
   double weight_decay = 0.01;
   double dropout = 0.1;
+  double token_dropout = 0;  // share of training tokens read as [UNK] (word dropout)
   double label_smoothing = 0.1;
   double warmup = 0.05;      // share of all steps spent warming up
   int patience = 5;          // epochs without a better validation accuracy before stopping
