@@ -40,16 +40,18 @@ void set_zero(Params<float>& p) {
   for (auto& t : tensors(p)) std::fill(t.data, t.data + t.size, 0.0f);
 }
 
-// Word dropout: each token becomes [UNK] with probability `rate`, drawn from the example's
-// stream at this step (`key`, mixed apart from the stream the dropout masks use). The model
-// learns not to lean on any single word; the lengths and positions stay as they are.
-std::vector<int32_t> drop_tokens(const std::vector<int32_t>& ids, double rate, uint64_t key) {
-  Rng rng(mix64(key ^ 0x746f6b656e64726fULL));
-  std::vector<int32_t> out = ids;
-  for (int32_t& id : out) {
-    if (rng.uniform() < rate) id = kUnkId;
+// Word dropout, in place on a packed batch: each of an email's tokens becomes [UNK] with
+// probability `rate`, drawn from its stream at this step (batch.keys, mixed apart from the
+// stream the dropout masks use). The model learns not to lean on any single word; lengths and
+// positions stay as they are.
+void drop_tokens(Batch& batch, double rate) {
+  for (int b = 0; b < batch.B; ++b) {
+    Rng rng(mix64(batch.keys[b] ^ 0x746f6b656e64726fULL));
+    int32_t* ids = batch.ids.data() + static_cast<size_t>(b) * batch.T;
+    for (int t = 0; t < batch.lengths[b]; ++t) {
+      if (rng.uniform() < rate) ids[t] = kUnkId;
+    }
   }
-  return out;
 }
 
 // Batches of one epoch: shuffle, sort windows of 16 batches by length (less padding), then
@@ -218,26 +220,17 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
         std::vector<const std::vector<int32_t>*> seqs;
         std::vector<int> targets;
         std::vector<uint64_t> keys;
-        std::vector<std::vector<int32_t>> masked;  // token dropout's copies
-        masked.reserve(kShard);
         for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
-          // Dropout stream of this example at this step: independent of shards and threads.
-          const uint64_t key = mix64(o.seed ^ mix64(static_cast<uint64_t>(step) *
-                                                        0x9e3779b97f4a7c15ULL +
-                                                    static_cast<uint64_t>(members[j])));
-          const std::vector<int32_t>& ids = train_ids[members[j]];
-          if (o.token_dropout > 0) {
-            masked.push_back(drop_tokens(ids, o.token_dropout, key));
-            seqs.push_back(&masked.back());
-          } else {
-            seqs.push_back(&ids);
-          }
+          seqs.push_back(&train_ids[members[j]]);
           targets.push_back(train_y[members[j]]);
-          keys.push_back(key);
+          // Dropout stream of this example at this step: independent of shards and threads.
+          keys.push_back(mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
+                                               static_cast<uint64_t>(members[j]))));
         }
         Batch batch = make_batch(seqs);
         batch.targets = targets;
         batch.keys = keys;
+        if (o.token_dropout > 0) drop_tokens(batch, o.token_dropout);
         auto& cache = caches[s];
         encoder_forward(params, cfg, positions, batch, o.dropout, cache);
         Mat<float> dlogits;
