@@ -66,7 +66,7 @@ constexpr struct {
 void add_commands(CLI::App& app, int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if (arg == "-h" || arg == "--help") break;  // the top level's help lists every subcommand
+    if (arg == "-h" || arg == "--help") break;   // the top level's help lists every subcommand
     if (arg.empty() || arg[0] == '-') continue;  // the global flags take no value
     for (const auto& command : kCommands) {
       if (arg == command.name) return command.add(app);

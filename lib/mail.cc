@@ -25,37 +25,37 @@ namespace router {
 namespace {
 
 // Every GMime and GLib function this file calls.
-#define ROUTER_GMIME_FUNCTIONS(X)                                                               \
-  X(g_mime_init)                                                                                \
-  X(g_mime_charset_canon_name)                                                                  \
-  X(g_mime_charset_iconv_name)                                                                  \
-  X(g_mime_content_type_is_type)                                                                \
-  X(g_mime_data_wrapper_write_to_stream)                                                        \
-  X(g_mime_message_get_from)                                                                    \
-  X(g_mime_message_get_message_id)                                                              \
-  X(g_mime_message_get_mime_part)                                                               \
-  X(g_mime_message_get_subject)                                                                 \
-  X(g_mime_multipart_get_count)                                                                 \
-  X(g_mime_multipart_get_part)                                                                  \
-  X(g_mime_multipart_get_type)                                                                  \
-  X(g_mime_object_get_content_type)                                                             \
-  X(g_mime_object_get_content_type_parameter)                                                   \
-  X(g_mime_object_get_header)                                                                   \
-  X(g_mime_parser_construct_message)                                                            \
-  X(g_mime_parser_new_with_stream)                                                              \
-  X(g_mime_part_get_content)                                                                    \
-  X(g_mime_part_get_type)                                                                       \
-  X(g_mime_part_is_attachment)                                                                  \
-  X(g_mime_stream_mem_get_byte_array)                                                           \
-  X(g_mime_stream_mem_new)                                                                      \
-  X(g_mime_stream_mem_new_with_buffer)                                                          \
-  X(internet_address_list_to_string)                                                            \
-  X(g_type_check_instance_is_a)                                                                 \
-  X(g_object_unref)                                                                             \
-  X(g_convert)                                                                                  \
-  X(g_error_free)                                                                               \
-  X(g_free)                                                                                     \
-  X(g_iconv_close)                                                                              \
+#define ROUTER_GMIME_FUNCTIONS(X)             \
+  X(g_mime_init)                              \
+  X(g_mime_charset_canon_name)                \
+  X(g_mime_charset_iconv_name)                \
+  X(g_mime_content_type_is_type)              \
+  X(g_mime_data_wrapper_write_to_stream)      \
+  X(g_mime_message_get_from)                  \
+  X(g_mime_message_get_message_id)            \
+  X(g_mime_message_get_mime_part)             \
+  X(g_mime_message_get_subject)               \
+  X(g_mime_multipart_get_count)               \
+  X(g_mime_multipart_get_part)                \
+  X(g_mime_multipart_get_type)                \
+  X(g_mime_object_get_content_type)           \
+  X(g_mime_object_get_content_type_parameter) \
+  X(g_mime_object_get_header)                 \
+  X(g_mime_parser_construct_message)          \
+  X(g_mime_parser_new_with_stream)            \
+  X(g_mime_part_get_content)                  \
+  X(g_mime_part_get_type)                     \
+  X(g_mime_part_is_attachment)                \
+  X(g_mime_stream_mem_get_byte_array)         \
+  X(g_mime_stream_mem_new)                    \
+  X(g_mime_stream_mem_new_with_buffer)        \
+  X(internet_address_list_to_string)          \
+  X(g_type_check_instance_is_a)               \
+  X(g_object_unref)                           \
+  X(g_convert)                                \
+  X(g_error_free)                             \
+  X(g_free)                                   \
+  X(g_iconv_close)                            \
   X(g_iconv_open)
 
 struct GMimeApi {
@@ -130,7 +130,7 @@ bool convert(const std::string& bytes, const char* from, std::string& out, bool&
   GError* error = nullptr;
   gsize written = 0;
   GString converted(g.g_convert(bytes.data(), static_cast<gssize>(bytes.size()), "UTF-8", from,
-                              nullptr, &written, &error));
+                                nullptr, &written, &error));
   if (error) g.g_error_free(error);
   if (!converted) return false;
   out.assign(converted.get(), written);
@@ -385,6 +385,12 @@ GMimePart* find_text_part(GMimeObject* object, const char* subtype) {
   return part;
 }
 
+// The charset parameter of the part's Content-Type, or null.
+const char* charset_of(GMimePart* part) {
+  return gmime().g_mime_object_get_content_type_parameter(reinterpret_cast<GMimeObject*>(part),
+                                                          "charset");
+}
+
 std::string part_bytes(GMimePart* part) {
   const GMimeApi& g = gmime();
   GMimeDataWrapper* content = g.g_mime_part_get_content(part);
@@ -392,7 +398,8 @@ std::string part_bytes(GMimePart* part) {
   GPtr<GMimeStream> mem(g.g_mime_stream_mem_new());
   // Undoes the Content-Transfer-Encoding (base64, quoted-printable, ...).
   if (g.g_mime_data_wrapper_write_to_stream(content, mem.get()) < 0) return "";
-  GByteArray* bytes = g.g_mime_stream_mem_get_byte_array(reinterpret_cast<GMimeStreamMem*>(mem.get()));
+  GByteArray* bytes =
+      g.g_mime_stream_mem_get_byte_array(reinterpret_cast<GMimeStreamMem*>(mem.get()));
   return std::string(reinterpret_cast<const char*>(bytes->data), bytes->len);
 }
 
@@ -488,13 +495,9 @@ MailText parse_message(std::string_view raw, const std::string& where) {
   GMimeObject* body = g.g_mime_message_get_mime_part(message.get());
   std::string text;
   if (GMimePart* plain = body ? find_text_part(body, "plain") : nullptr) {
-    text = to_utf8(part_bytes(plain),
-                   g.g_mime_object_get_content_type_parameter(reinterpret_cast<GMimeObject*>(plain), "charset"), where,
-                   "text/plain");
+    text = to_utf8(part_bytes(plain), charset_of(plain), where, "text/plain");
   } else if (GMimePart* html = body ? find_text_part(body, "html") : nullptr) {
-    text = html_to_text(to_utf8(
-        part_bytes(html), g.g_mime_object_get_content_type_parameter(reinterpret_cast<GMimeObject*>(html), "charset"),
-        where, "text/html"));
+    text = html_to_text(to_utf8(part_bytes(html), charset_of(html), where, "text/html"));
   } else {
     throw InputError(where + ": no text/plain or text/html part to classify");
   }
