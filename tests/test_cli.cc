@@ -234,8 +234,8 @@ TEST_F(Cli, ClassifyUsageErrorsExitTwo) {
 
 // Only the subcommand named on the command line is set up (start-up time); help must not notice.
 TEST_F(Cli, HelpListsEverySubcommandWhereverItIsAsked) {
-  const std::vector<std::string> all = {"classify", "batch",   "eval",    "train",   "info",
-                                        "positions", "demo", "explain", "tokenize"};
+  const std::vector<std::string> all = {"classify",  "batch", "eval",    "train",   "info",
+                                        "positions", "demo",  "explain", "tokenize"};
   for (const char* args : {"--help", "-h", "-q --help"}) {
     const Result r = run(args);
     EXPECT_EQ(r.code, 0) << args << ": " << r.err;
@@ -253,7 +253,8 @@ TEST_F(Cli, HelpListsEverySubcommandWhereverItIsAsked) {
 
 TEST_F(Cli, GlobalFlagsMayComeBeforeTheSubcommand) {
   for (const char* flags : {"-q", "-v", "-q -v"}) {
-    const Result r = run(std::string(flags) + " classify -m " + quote(kModel) + " 'where is my order'");
+    const Result r =
+        run(std::string(flags) + " classify -m " + quote(kModel) + " 'where is my order'");
     EXPECT_EQ(r.code, 0) << flags << ": " << r.err;
     ASSERT_EQ(lines_of(r.out).size(), 1u) << flags;
     expect_label_line(lines_of(r.out)[0]);

@@ -143,7 +143,8 @@ TEST_F(Explain, JsonShapesRowsSumToOneImportanceSumsToOne) {
   EXPECT_DOUBLE_EQ(p.at("top_k")[0].at("score").get<double>(), p.at("confidence").get<double>());
   // The same numbers as `classify --json`, each printed as the shortest decimal of its float
   // (not the float widened to a double, 0.8999999761581421 for 0.9f).
-  const Result c = run("classify --json -m " + quote(kModel) + " 'where is my order, not the cake'");
+  const Result c =
+      run("classify --json -m " + quote(kModel) + " 'where is my order, not the cake'");
   ASSERT_EQ(c.code, 0) << c.err;
   const json cj = json::parse(c.out);
   EXPECT_EQ(p.at("confidence").get<double>(), cj.at("confidence").get<double>());

@@ -209,8 +209,8 @@ TEST(Tokenizer, WordCacheGivesWhatWholeTextEncodingGives) {
   const auto as_ids = [](const Tokenizer& t, const std::vector<std::string>& pieces) {
     std::vector<int32_t> ids;
     for (const auto& p : pieces) {
-      ids.push_back(static_cast<int32_t>(
-          std::find(t.vocab().begin(), t.vocab().end(), p) - t.vocab().begin()));
+      ids.push_back(static_cast<int32_t>(std::find(t.vocab().begin(), t.vocab().end(), p) -
+                                         t.vocab().begin()));
     }
     return ids;
   };

@@ -53,7 +53,8 @@ TEST(Train, LearnsWordOrderAndIsReproducibleAcrossThreads) {
 }
 
 // Word dropout draws from each example's own stream: still one model for any thread count, and
-// a different one from training without it. The order task is still learned with a tenth of the words lost.
+// a different one from training without it. The order task is still learned with a tenth of the
+// words lost.
 TEST(Train, TokenDropoutIsReproducibleAcrossThreads) {
   const auto train = order_task(600, 1), valid = order_task(200, 2);
   TrainOptions o1 = tiny_options(1), o2 = tiny_options(2);
