@@ -180,6 +180,10 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(0.0, 0.95));
   add("--label-smoothing", "label_smoothing", o.label_smoothing, "Label smoothing")
       ->check(CLI::Range(0.0, 0.99));
+  add("--ema", "ema", o.ema,
+      "Keep a moving average of the weights with this decay per step, e.g. 0.999 (0 = off); "
+      "validation and the saved model use it")
+      ->check(CLI::Range(0.0, 0.99999));
   add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")
       ->check(CLI::Range(0.0, 1.0));
   add("--patience", "patience", o.patience, "Stop after this many epochs without improvement")

@@ -88,6 +88,18 @@ double clip_grad_norm(Params<S>& grads, double max_norm, int threads) {
   return norm;
 }
 
+template <typename S>
+void update_average(Params<S>& avg, Params<S>& params, double decay, int threads) {
+  const auto a = tensors(avg), p = tensors(params);
+  const std::vector<ParamChunk> chunks = chunks_of(a);
+  const S keep = static_cast<S>(decay), take = static_cast<S>(1.0 - decay);
+  parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
+    const ParamChunk& c = chunks[i];
+    auto A = slice(a[c.tensor], c);
+    A = keep * A + take * slice(p[c.tensor], c);
+  });
+}
+
 double clip_scale(double norm, double max_norm) {
   return max_norm > 0 && norm > max_norm ? max_norm / (norm + 1e-6) : 1.0;
 }
@@ -122,6 +134,8 @@ template class AdamW<float>;
 template class AdamW<double>;
 template double clip_grad_norm<float>(Params<float>&, double, int);
 template double clip_grad_norm<double>(Params<double>&, double, int);
+template void update_average<float>(Params<float>&, Params<float>&, double, int);
+template void update_average<double>(Params<double>&, Params<double>&, double, int);
 template double add_grads<float>(Params<float>&, const std::vector<Params<float>*>&, int);
 template double add_grads<double>(Params<double>&, const std::vector<Params<double>*>&, int);
 

@@ -47,6 +47,11 @@ double clip_grad_norm(Params<S>& grads, double max_norm, int threads = 1);
 template <typename S>
 double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads = 1);
 
+// avg = decay * avg + (1 - decay) * params, value by value: one step of an exponential moving
+// average of the weights.
+template <typename S>
+void update_average(Params<S>& avg, Params<S>& params, double decay, int threads = 1);
+
 // The factor clip_grad_norm applies for a gradient of L2 norm `norm`: 1 when within max_norm.
 double clip_scale(double norm, double max_norm);
 

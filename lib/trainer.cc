@@ -200,6 +200,10 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   std::vector<double> shard_loss(max_shards);
   std::vector<int> shard_correct(max_shards);
 
+  // With ema, an exponential moving average of the weights is what validation judges and what
+  // is kept. Its decay ramps up over the first steps, so early epochs are not stuck at the start.
+  Params<float> avg;
+  if (o.ema > 0) avg = params;
   Params<float> best = params;
   Eval best_eval;
   best_eval.accuracy = -1;
@@ -262,11 +266,14 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
       const double norm = add_grads(shard_grads[0], rest, o.threads);
       opt.step(params, shard_grads[0], learning_rate(step, total_steps, o.warmup, o.lr),
                o.weight_decay, o.threads, clip_scale(norm, o.clip));
+      if (o.ema > 0)
+        update_average(avg, params, std::min(o.ema, (1.0 + step) / (10.0 + step)), o.threads);
       loss_sum += loss * B;
       ++step;
       if (hooks.on_step) hooks.on_step(static_cast<int>(bi) + 1, steps_per_epoch);
     }
-    Eval ev = evaluate(params, cfg, positions, valid_ids, valid_y, o.threads);
+    const Params<float>& judged = o.ema > 0 ? avg : params;
+    Eval ev = evaluate(judged, cfg, positions, valid_ids, valid_y, o.threads);
     EpochReport r;
     r.epoch = epoch;
     r.epochs = o.epochs;
@@ -281,7 +288,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     r.best = ev.accuracy > best_eval.accuracy ||
              (ev.accuracy == best_eval.accuracy && ev.loss < best_eval.loss);
     if (r.best) {
-      best = params;
+      best = judged;
       best_eval = std::move(ev);
       result.best_epoch = epoch;
       since_best = 0;
@@ -323,6 +330,7 @@ nlohmann::json options_json(const TrainOptions& o) {
           {"dropout", o.dropout},
           {"token_dropout", o.token_dropout},
           {"label_smoothing", o.label_smoothing},
+          {"ema", o.ema},
           {"warmup", o.warmup},
           {"patience", o.patience},
           {"clip", o.clip},

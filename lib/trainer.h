@@ -33,6 +33,7 @@ struct TrainOptions {
   double dropout = 0.1;
   double token_dropout = 0;  // share of training tokens read as [UNK] (word dropout)
   double label_smoothing = 0.1;
+  double ema = 0;            // decay of the weights' moving average, judged and kept; 0 = off
   double warmup = 0.05;      // share of all steps spent warming up
   int patience = 5;          // epochs without a better validation accuracy before stopping
   double clip = 1.0;         // max global gradient norm; 0 = off
