@@ -467,6 +467,35 @@ std::vector<std::string> tokens(std::string_view text) {
   return out;
 }
 
+// Split on whitespace only, punctuation left attached.
+std::vector<std::string> words(std::string_view text) {
+  std::vector<std::string> out;
+  std::string word;
+  for (const char c : text) {
+    if (std::isspace(static_cast<unsigned char>(c))) {
+      if (!word.empty()) out.push_back(std::move(word));
+      word.clear();
+    } else {
+      word += c;
+    }
+  }
+  if (!word.empty()) out.push_back(std::move(word));
+  return out;
+}
+
+// Every run of n consecutive tokens, joined with a space, sorted: equal for two texts exactly when
+// they hold the same n-grams the same number of times.
+std::vector<std::string> sorted_ngrams(const std::vector<std::string>& toks, size_t n) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i + n <= toks.size(); ++i) {
+    std::string g = toks[i];
+    for (size_t j = 1; j < n; ++j) g += ' ' + toks[i + j];
+    out.push_back(std::move(g));
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // ---- Emails -------------------------------------------------------------------------------------
 
 struct Record {
@@ -503,7 +532,9 @@ class SplitBuilder {
   void add_pair(const PairFamily& f, int pair_no, std::array<int, kNumLabels>& left) {
     for (int attempt = 0; attempt < 200; ++attempt) {
       const Vars v = make_vars(rng_, spec_.test, f.needs_cake);
-      const Frame& frame = pick_for(f.frames, rng_, spec_.test, Table::kFrame);
+      const bool balanced = rng_.chance(500);
+      const Frame& frame =
+          pick_for(balanced ? f.balanced_frames : f.frames, rng_, spec_.test, Table::kFrame);
       const std::string a = fill(pick_text(f.phrases_a, rng_, spec_.test, Table::kTemplate), v);
       const std::string b = fill(pick_text(f.phrases_b, rng_, spec_.test, Table::kTemplate), v);
       // ab: phrase a in {A}; ba: swapped.
@@ -520,7 +551,7 @@ class SplitBuilder {
           {f.situation, f.stories, unhappy ? Tone::kUnhappy : Tone::kNeutral, soft, false});
       std::string t1 = render(sh, ab), t2 = render(sh, ba);
       if (!is_new(t1) || !is_new(t2) || t1 == t2) continue;
-      check_pair(t1, t2, f.name);
+      check_pair(t1, t2, f.name, balanced);
 
       const std::string id = std::string("crumb-") + spec_.name + "-p" + pad(pair_no, 4);
       seen_.insert(t1);
@@ -563,14 +594,20 @@ class SplitBuilder {
     throw std::logic_error(std::string("cannot make a new email for ") + kLabelNames[label]);
   }
 
-  // A pair must hold the same tokens in another order; a table typo would silently break that.
-  static void check_pair(const std::string& t1, const std::string& t2, const char* family) {
-    std::vector<std::string> a = tokens(t1), b = tokens(t2);
-    if (a == b) throw std::logic_error(std::string("pair has the same token order: ") + family);
-    std::sort(a.begin(), a.end());
-    std::sort(b.begin(), b.end());
-    if (a != b)
-      throw std::logic_error(std::string("pair tokens differ: ") + family + "\n" + t1 + "\n" + t2);
+  // A pair must hold the same tokens in another order, and a balanced one the same bigrams too,
+  // both with punctuation split off and split on whitespace alone (as fastText reads text); a
+  // table typo would silently break that.
+  static void check_pair(const std::string& t1, const std::string& t2, const char* family,
+                         bool balanced) {
+    const auto fail = [&](const char* what) {
+      throw std::logic_error(std::string(what) + ": " + family + "\n" + t1 + "\n" + t2);
+    };
+    const std::vector<std::string> a = tokens(t1), b = tokens(t2);
+    if (a == b) fail("pair has the same token order");
+    if (sorted_ngrams(a, 1) != sorted_ngrams(b, 1)) fail("pair tokens differ");
+    if (balanced && (sorted_ngrams(a, 2) != sorted_ngrams(b, 2) ||
+                     sorted_ngrams(words(t1), 2) != sorted_ngrams(words(t2), 2)))
+      fail("balanced pair bigrams differ");
   }
 
   static std::string pad(int n, int width) {

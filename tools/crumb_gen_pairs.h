@@ -3,6 +3,11 @@
 // two phrases gives the other side of the pair: the same tokens in another order, so only word
 // order tells the labels apart. first_wins says whether the phrase in {A} is the one being asked
 // for. Every phrase and frame must read well in both orders. kHeld frames appear only in test.
+//
+// Half the pairs of a family use one of its balanced frames instead: {A} and {B} sit between the
+// same two words ("I want {A} refunded. I don't want {B} refunded."), so swapping them leaves the
+// word pairs (bigrams) unchanged too, and the sides differ only in which phrase the words further
+// away ("don't") reach. A bigram model sees the same features on both sides.
 #pragma once
 
 #include <span>
@@ -26,6 +31,7 @@ struct PairFamily {
   std::span<const Entry> stories;
   std::span<const Entry> phrases_a, phrases_b;
   std::span<const Frame> frames;
+  std::span<const Frame> balanced_frames;
 };
 
 // ---- Shared stories: each fits both sides of its families ---------------------------------------
@@ -113,6 +119,14 @@ inline constexpr Frame kRefundWhichFrames[] = {
     {kHeld, false, "Please don't refund {A}, only {B}."},
 };
 
+inline constexpr Frame kRefundWhichBalancedFrames[] = {
+    {kAll, true, "I want {A} refunded. I don't want {B} refunded."},
+    {kAll, false, "I don't want {A} refunded. I want {B} refunded."},
+    {kAll, true, "I am asking you to refund {A} here. I am not asking you to refund {B} here."},
+    {kAll, false, "There is no need to refund {A} now. Just refund {B} now."},
+    {kHeld, true, "I need {A} refunded. I don't need {B} refunded."},
+};
+
 // ---- refund_item vs replace_item (and refund_delivery_fee vs replace_item) ----------------------
 
 inline constexpr Entry kRefundNouns[] = {
@@ -131,6 +145,14 @@ inline constexpr Frame kWantNounFrames[] = {
     {kAll, true, "To be clear, I am asking for {A} and not {B}."},
     {kHeld, true, "I'd rather have {A} than {B}."},
     {kHeld, true, "All I want is {A}, not {B}."},
+};
+
+// Also used by cancel_vs_change_noun.
+inline constexpr Frame kWantNounBalancedFrames[] = {
+    {kAll, true, "I want {A} for this. I don't want {B} for this."},
+    {kAll, false, "I don't need {A} from you. I need {B} from you."},
+    {kAll, true, "I am asking for {A} here. I am not asking for {B} here."},
+    {kHeld, true, "I would like {A} from you. I would not like {B} from you."},
 };
 
 inline constexpr Entry kRefundVerbs[] = {{kAll, "refund me"},
@@ -155,6 +177,13 @@ inline constexpr Frame kDoVerbFrames[] = {
     {kAll, true, "Please {A} rather than {B}."},
     {kAll, true, "I would prefer that you {A} and not {B}."},
     {kHeld, true, "Please just {A}, don't {B}."},
+};
+
+inline constexpr Frame kDoVerbBalancedFrames[] = {
+    {kAll, true, "I want you to {A} now. I don't want you to {B} now."},
+    {kAll, false, "You don't need to {A} now. You just need to {B} now."},
+    {kAll, false, "I don't want you to {A} now. I want you to {B} now."},
+    {kHeld, true, "I'd like you to {A} now. I wouldn't like you to {B} now."},
 };
 
 // ---- cancel_order vs change_order ---------------------------------------------------------------
@@ -190,6 +219,15 @@ inline constexpr Frame kCancelChangeNounFrames[] = {
     {kAll, true, "I am asking for {A} rather than {B}."},
     {kAll, false, "I don't want {A}, just {B}."},
     {kHeld, true, "All I want is {A}, not {B}."},
+};
+
+// Also used by the status and new-order families: every phrase there follows "to".
+inline constexpr Frame kToVerbBalancedFrames[] = {
+    {kAll, true, "I want to {A} now. I don't want to {B} now."},
+    {kAll, false, "I don't want to {A} now. I want to {B} now."},
+    {kAll, true, "I need to {A} today. I don't need to {B} today."},
+    {kAll, false, "There is no need to {A} now. I only need to {B} now."},
+    {kHeld, true, "I only want to {A} today. I do not want to {B} today."},
 };
 
 // ---- order_status vs cancel_order / change_order ------------------------------------------------
@@ -239,6 +277,13 @@ inline constexpr Frame kSharingFrames[] = {
     {kHeld, true, "Honestly, I am {A}, not {B}."},
 };
 
+inline constexpr Frame kSharingBalancedFrames[] = {
+    {kAll, true, "I am {A} here. Please don't think I am {B} here."},
+    {kAll, false, "Please don't think I am {A} here. I am {B} here."},
+    {kAll, true, "To be clear, I am {A} now. It's not that I am {B} now."},
+    {kHeld, false, "It's not that I am {A} now. Honestly, I am {B} now."},
+};
+
 // ---- general_inquiry (a new order) vs change_order / cancel_order -------------------------------
 
 inline constexpr Entry kNewOrderVerbs[] = {
@@ -259,33 +304,38 @@ inline constexpr Frame kRatherThanFrames[] = {
 
 inline constexpr PairFamily kPairFamilies[] = {
     {"fee_vs_item", 40, Situation::kDelivered, false, kRefundDeliveryFee, kRefundItem,
-     kLateAndDamagedStories, kFeeNouns, kItemNouns, kRefundWhichFrames},
+     kLateAndDamagedStories, kFeeNouns, kItemNouns, kRefundWhichFrames, kRefundWhichBalancedFrames},
     {"refund_vs_replace_noun", 16, Situation::kDelivered, false, kRefundItem, kReplaceItem,
-     kDamagedStories, kRefundNouns, kReplaceNouns, kWantNounFrames},
+     kDamagedStories, kRefundNouns, kReplaceNouns, kWantNounFrames, kWantNounBalancedFrames},
     {"refund_vs_replace_verb", 14, Situation::kDelivered, false, kRefundItem, kReplaceItem,
-     kDamagedStories, kRefundVerbs, kReplaceVerbs, kDoVerbFrames},
+     kDamagedStories, kRefundVerbs, kReplaceVerbs, kDoVerbFrames, kDoVerbBalancedFrames},
     {"cancel_vs_change_verb", 22, Situation::kUpcoming, true, kCancelOrder, kChangeOrder,
-     kPlansChangedStories, kCancelVerbs, kChangeVerbs, kCancelChangeVerbFrames},
+     kPlansChangedStories, kCancelVerbs, kChangeVerbs, kCancelChangeVerbFrames,
+     kToVerbBalancedFrames},
     {"cancel_vs_change_noun", 8, Situation::kUpcoming, true, kCancelOrder, kChangeOrder,
-     kPlansChangedStories, kCancelNouns, kChangeNouns, kCancelChangeNounFrames},
+     kPlansChangedStories, kCancelNouns, kChangeNouns, kCancelChangeNounFrames,
+     kWantNounBalancedFrames},
     {"fee_vs_replace_verb", 8, Situation::kDelivered, false, kRefundDeliveryFee, kReplaceItem,
-     kLateAndBrokenStories, kFeeVerbs, kReplaceVerbs, kDoVerbFrames},
+     kLateAndBrokenStories, kFeeVerbs, kReplaceVerbs, kDoVerbFrames, kDoVerbBalancedFrames},
     {"fee_vs_replace_noun", 4, Situation::kDelivered, false, kRefundDeliveryFee, kReplaceItem,
-     kLateAndBrokenStories, kFeeBackNouns, kReplaceNouns, kWantNounFrames},
+     kLateAndBrokenStories, kFeeBackNouns, kReplaceNouns, kWantNounFrames, kWantNounBalancedFrames},
     {"status_vs_cancel", 15, Situation::kDueToday, false, kOrderStatus, kCancelOrder,
-     kStillWaitingStories, kStatusVerbs, kCancelVerbs, kJustWantFrames},
+     kStillWaitingStories, kStatusVerbs, kCancelVerbs, kJustWantFrames, kToVerbBalancedFrames},
     {"status_vs_change", 12, Situation::kDueToday, false, kOrderStatus, kChangeOrder,
-     kStillWaitingStories, kStatusVerbs, kLateChangeVerbs, kJustWantFrames},
+     kStillWaitingStories, kStatusVerbs, kLateChangeVerbs, kJustWantFrames, kToVerbBalancedFrames},
     {"feedback_vs_refund", 10, Situation::kDelivered, false, kFeedback, kRefundItem,
-     kMinorComplaintStories, kJustSharing, kAskingRefund, kSharingFrames},
+     kMinorComplaintStories, kJustSharing, kAskingRefund, kSharingFrames, kSharingBalancedFrames},
     {"feedback_vs_fee", 6, Situation::kDelivered, false, kFeedback, kRefundDeliveryFee,
-     kLateDeliveryStories, kJustSharing, kAskingFeeBack, kSharingFrames},
+     kLateDeliveryStories, kJustSharing, kAskingFeeBack, kSharingFrames, kSharingBalancedFrames},
     {"feedback_vs_replace", 6, Situation::kDelivered, false, kFeedback, kReplaceItem,
-     kMinorComplaintStories, kJustSharing, kAskingReplacement, kSharingFrames},
+     kMinorComplaintStories, kJustSharing, kAskingReplacement, kSharingFrames,
+     kSharingBalancedFrames},
     {"new_order_vs_change", 7, Situation::kUpcoming, false, kGeneralInquiry, kChangeOrder,
-     kSecondOrderStories, kNewOrderVerbs, kExistingChangeVerbs, kRatherThanFrames},
+     kSecondOrderStories, kNewOrderVerbs, kExistingChangeVerbs, kRatherThanFrames,
+     kToVerbBalancedFrames},
     {"new_order_vs_cancel", 5, Situation::kUpcoming, false, kGeneralInquiry, kCancelOrder,
-     kSecondOrderStories, kNewOrderVerbs, kExistingCancelVerbs, kRatherThanFrames},
+     kSecondOrderStories, kNewOrderVerbs, kExistingCancelVerbs, kRatherThanFrames,
+     kToVerbBalancedFrames},
 };
 
 }  // namespace router::crumb
