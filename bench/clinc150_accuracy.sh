@@ -51,13 +51,22 @@ declare -A SETTINGS=(
   [d128-h8-b16-drop0.3-e40-seed1]="--epochs 40 --patience 100 --batch-size 16 --dropout 0.3 --d-model 128 --heads 8 --d-ff 512 --seed 1"
   [d128-h8-b16-drop0.2-e60-td0.2-seed1]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --seed 1"
   [d128-h8-b16-drop0.2-e80-td0.3]="--epochs 80 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.3"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-seed7]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --seed 7"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-seed1]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --seed 1"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.9998]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.9998"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-ls0.2]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --label-smoothing 0.2"
+  [d192-h8-b16-drop0.2-e60-td0.2]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 192 --heads 8 --d-ff 768 --token-dropout 0.2"
 )
 ORDER=(d64 d64-seed7 d64-b16 d64-b16-seed7 d64-ls0.2 d64-b16-ls0.2-e40 d64-drop0.2 d64-lr4e-3
   d64-wd0.1 d64-v2000 d64-v8000 d64-layers1 d64-nopos d128 b16-e60-drop0.2 d128-h8-b16-drop0.2
   d128-h8-b16-drop0.3-e40 d128-h8-b16-drop0.4-e60 d128-h8-b16-drop0.3-e40-td0.1
   d128-h8-b16-drop0.2-e40-td0.2 d128-h8-b16-drop0.2-e60-td0.2 d128-h8-b16-drop0.2-e80-td0.3
   d128-h8-b16-drop0.3-e40-seed7 d128-h8-b16-drop0.2-e60-td0.2-seed7 d128-h8-b16-drop0.3-e40-seed1
-  d128-h8-b16-drop0.2-e60-td0.2-seed1)
+  d128-h8-b16-drop0.2-e60-td0.2-seed1 d192-h8-b16-drop0.2-e60-td0.2
+  d128-h8-b16-drop0.2-e60-td0.2-ema0.999 d128-h8-b16-drop0.2-e60-td0.2-ema0.999-seed7
+  d128-h8-b16-drop0.2-e60-td0.2-ema0.999-seed1 d128-h8-b16-drop0.2-e60-td0.2-ema0.9998
+  d128-h8-b16-drop0.2-e60-td0.2-ema0.999-ls0.2)
 
 now() { date +%s.%N; }
 
