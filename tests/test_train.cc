@@ -1,6 +1,9 @@
 // End-to-end training on a small task that a bag of words cannot solve: which of two words comes
 // first. A tiny model must learn it in a few seconds, and training must be reproducible: the
 // same data and seed give byte-identical model files for 1 and 2 threads.
+#include <functional>
+#include <string>
+
 #include "errors.h"
 #include "model_io.h"
 #include "optimizer.h"
@@ -54,21 +57,37 @@ TEST(Train, LearnsWordOrderAndIsReproducibleAcrossThreads) {
   EXPECT_LE(r1.ece_after, r1.ece_before + 1e-9);
 }
 
+// Trains the order task with `set` applied to the options, on 1 and 2 threads, and once more
+// without it (2 threads): an option that draws its own randomness or changes what is kept must
+// still give one model for any thread count, and a different one from training without it.
+struct OptionRuns {
+  TrainOptions options;
+  TrainResult result;
+  std::string one_thread, two_threads, without;
+};
+OptionRuns train_with(const std::function<void(TrainOptions&)>& set) {
+  const auto train = order_task(600, 1), valid = order_task(200, 2);
+  OptionRuns runs;
+  TrainOptions o2 = tiny_options(2);
+  runs.options = tiny_options(1);
+  set(runs.options);
+  set(o2);
+  TrainResult r2, r0;
+  runs.one_thread = model_to_json(train_model(train, valid, runs.options, {}, runs.result));
+  runs.two_threads = model_to_json(train_model(train, valid, o2, {}, r2));
+  runs.without = model_to_json(train_model(train, valid, tiny_options(2), {}, r0));
+  return runs;
+}
+
 // Word dropout draws from each example's own stream: still one model for any thread count, and
 // a different one from training without it. The order task is still learned with a tenth of the
 // words lost.
 TEST(Train, TokenDropoutIsReproducibleAcrossThreads) {
-  const auto train = order_task(600, 1), valid = order_task(200, 2);
-  TrainOptions o1 = tiny_options(1), o2 = tiny_options(2);
-  o1.token_dropout = o2.token_dropout = 0.1;
-  TrainResult r1, r2, r0;
-  const Model m1 = train_model(train, valid, o1, {}, r1);
-  const Model m2 = train_model(train, valid, o2, {}, r2);
-  const Model m0 = train_model(train, valid, tiny_options(2), {}, r0);
-  EXPECT_EQ(model_to_json(m1), model_to_json(m2)) << "1 and 2 threads gave different models";
-  EXPECT_NE(model_to_json(m1), model_to_json(m0));
-  EXPECT_EQ(options_json(o1)["token_dropout"], 0.1);  // recorded in the model's metadata
-  EXPECT_GE(r1.valid_accuracy, 0.7) << "chance is 0.5";
+  const OptionRuns runs = train_with([](TrainOptions& o) { o.token_dropout = 0.1; });
+  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
+  EXPECT_NE(runs.one_thread, runs.without);
+  EXPECT_EQ(options_json(runs.options)["token_dropout"], 0.1);  // recorded in the metadata
+  EXPECT_GE(runs.result.valid_accuracy, 0.7) << "chance is 0.5";
 }
 
 TEST(Train, UpdateAverageMovesEveryValueTowardTheWeights) {
@@ -90,17 +109,12 @@ TEST(Train, UpdateAverageMovesEveryValueTowardTheWeights) {
 // The weights' moving average is computed value by value, so it too gives one model for any
 // thread count; it is what gets judged and saved, so the file differs from training without it.
 TEST(Train, WeightAverageIsReproducibleAcrossThreads) {
-  const auto train = order_task(600, 1), valid = order_task(200, 2);
-  TrainOptions o1 = tiny_options(1), o2 = tiny_options(2);
-  o1.ema = o2.ema = 0.99;
-  TrainResult r1, r2, r0;
-  const Model m1 = train_model(train, valid, o1, {}, r1);
-  const Model m2 = train_model(train, valid, o2, {}, r2);
-  const Model m0 = train_model(train, valid, tiny_options(2), {}, r0);
-  EXPECT_EQ(model_to_json(m1), model_to_json(m2)) << "1 and 2 threads gave different models";
-  EXPECT_NE(model_to_json(m1), model_to_json(m0));
-  EXPECT_EQ(options_json(o1)["ema"], 0.99);  // recorded in the model's metadata
-  EXPECT_GE(r1.valid_accuracy, 0.9) << "the average must still know which word comes first";
+  const OptionRuns runs = train_with([](TrainOptions& o) { o.ema = 0.99; });
+  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
+  EXPECT_NE(runs.one_thread, runs.without);
+  EXPECT_EQ(options_json(runs.options)["ema"], 0.99);  // recorded in the model's metadata
+  EXPECT_GE(runs.result.valid_accuracy, 0.9)
+      << "the average must still know which word comes first";
 }
 
 TEST(Train, WithoutPositionsItCannotBeatChance) {
