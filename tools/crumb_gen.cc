@@ -450,33 +450,18 @@ std::string render(const Shell& sh, const std::string& request) {
 
 // Whitespace separates tokens; every ASCII punctuation character is a token of its own; anything
 // else (letters, digits, UTF-8 bytes) joins into words. tests/test_crumb_data.cc splits the same
-// way.
-std::vector<std::string> tokens(std::string_view text) {
+// way. Without split_punct, punctuation stays on its word, as fastText reads text.
+std::vector<std::string> tokens(std::string_view text, bool split_punct = true) {
   std::vector<std::string> out;
   std::string word;
   for (unsigned char c : text) {
-    if (std::isspace(c) || is_ascii_punct(c)) {
+    const bool punct = split_punct && is_ascii_punct(c);
+    if (std::isspace(c) || punct) {
       if (!word.empty()) out.push_back(std::move(word));
       word.clear();
-      if (is_ascii_punct(c)) out.emplace_back(1, static_cast<char>(c));
+      if (punct) out.emplace_back(1, static_cast<char>(c));
     } else {
       word += static_cast<char>(c);
-    }
-  }
-  if (!word.empty()) out.push_back(std::move(word));
-  return out;
-}
-
-// Split on whitespace only, punctuation left attached.
-std::vector<std::string> words(std::string_view text) {
-  std::vector<std::string> out;
-  std::string word;
-  for (const char c : text) {
-    if (std::isspace(static_cast<unsigned char>(c))) {
-      if (!word.empty()) out.push_back(std::move(word));
-      word.clear();
-    } else {
-      word += c;
     }
   }
   if (!word.empty()) out.push_back(std::move(word));
@@ -606,7 +591,7 @@ class SplitBuilder {
     if (a == b) fail("pair has the same token order");
     if (sorted_ngrams(a, 1) != sorted_ngrams(b, 1)) fail("pair tokens differ");
     if (balanced && (sorted_ngrams(a, 2) != sorted_ngrams(b, 2) ||
-                     sorted_ngrams(words(t1), 2) != sorted_ngrams(words(t2), 2)))
+                     sorted_ngrams(tokens(t1, false), 2) != sorted_ngrams(tokens(t2, false), 2)))
       fail("balanced pair bigrams differ");
   }
 
