@@ -1,8 +1,7 @@
 // Checks the committed Crumb dataset (data/crumb/*.jsonl): it regenerates byte for byte from
 // crumb_gen, every record is well formed, the sizes and label balance hold, swap pairs differ
 // only in word order (about half in nothing a bigram model can see), and the test split does not
-// repeat training text. data/crumb/README.md
-// describes what these promises mean.
+// repeat training text. data/crumb/README.md describes what these promises mean.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
