@@ -89,8 +89,8 @@ double clip_grad_norm(Params<S>& grads, double max_norm, int threads) {
 }
 
 template <typename S>
-void update_average(Params<S>& avg, Params<S>& params, double decay, int threads) {
-  const auto a = tensors(avg), p = tensors(params);
+void update_average(Params<S>& avg, const Params<S>& params, double decay, int threads) {
+  const auto a = tensors(avg), p = tensors(const_cast<Params<S>&>(params));
   const std::vector<ParamChunk> chunks = chunks_of(a);
   const S keep = static_cast<S>(decay), take = static_cast<S>(1.0 - decay);
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
@@ -134,8 +134,8 @@ template class AdamW<float>;
 template class AdamW<double>;
 template double clip_grad_norm<float>(Params<float>&, double, int);
 template double clip_grad_norm<double>(Params<double>&, double, int);
-template void update_average<float>(Params<float>&, Params<float>&, double, int);
-template void update_average<double>(Params<double>&, Params<double>&, double, int);
+template void update_average<float>(Params<float>&, const Params<float>&, double, int);
+template void update_average<double>(Params<double>&, const Params<double>&, double, int);
 template double add_grads<float>(Params<float>&, const std::vector<Params<float>*>&, int);
 template double add_grads<double>(Params<double>&, const std::vector<Params<double>*>&, int);
 

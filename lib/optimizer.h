@@ -50,7 +50,7 @@ double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int thr
 // avg = decay * avg + (1 - decay) * params, value by value: one step of an exponential moving
 // average of the weights.
 template <typename S>
-void update_average(Params<S>& avg, Params<S>& params, double decay, int threads = 1);
+void update_average(Params<S>& avg, const Params<S>& params, double decay, int threads = 1);
 
 // The factor clip_grad_norm applies for a gradient of L2 norm `norm`: 1 when within max_norm.
 double clip_scale(double norm, double max_norm);
