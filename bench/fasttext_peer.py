@@ -4,7 +4,8 @@
 Trains fastText on data/crumb/train.jsonl, predicts data/crumb/test.jsonl, and compares accuracy
 and swap-pair accuracy (both emails of a pair right) with the labels `router batch` gives with
 the given models. Pair accuracy is also split into balanced pairs (both sides hold the same word
-bigrams, so a model of words and bigrams cannot tell them apart) and the other pairs. Usage (from the project root, after scripts/build.sh):
+bigrams, so a model of words and bigrams cannot tell them apart) and the other pairs. Usage (from
+the project root, after scripts/build.sh):
 
     bench/fasttext_peer.py [--router build/apps/router] [--models models/crumb.json,models/crumb-nopos.json]
 """
@@ -88,7 +89,7 @@ def main():
             out = os.path.join(tmp, "labelled.jsonl")
             subprocess.run([a.router, "-q", "batch", test_path, "-m", model, "-o", out],
                            check=True)
-            predicted = [json.loads(line)["prediction"]["label"] for line in open(out)]
+            predicted = [r["prediction"]["label"] for r in load(out)]
             rows.append((f"router {model}", *scores(test, predicted)))
     print(f"Crumb test split: {len(test)} emails\n")
     print(f"| {'model':<40} | accuracy | {'pairs':<17} | {'balanced pairs':<17} | {'other pairs':<17} |")
