@@ -743,9 +743,15 @@ int run(const Options& o) {
   std::cerr << "crumb_gen: seed " << o.seed << "\n";
   std::unordered_set<std::string> seen;  // texts across all splits: no duplicates, no test leaks
   uint64_t stream = 0;
+  // Every split is built before any is written: a table error found in the last split must not
+  // leave the first ones regenerated and the rest old.
+  std::vector<std::vector<Record>> splits;
   for (const SplitSpec& spec : kSplits) {
-    SplitBuilder builder(spec, mix(o.seed, ++stream), seen);
-    const std::vector<Record> records = builder.build();
+    splits.push_back(SplitBuilder(spec, mix(o.seed, ++stream), seen).build());
+  }
+  for (size_t i = 0; i < splits.size(); ++i) {
+    const SplitSpec& spec = kSplits[i];
+    const std::vector<Record>& records = splits[i];
     size_t paired = 0;
     for (const Record& r : records) paired += r.pair.empty() ? 0 : 1;
     write_atomically(o.out / (std::string(spec.name) + ".jsonl"), to_jsonl(records, spec.name));
