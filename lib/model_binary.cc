@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <set>
 
 #include "errors.h"
@@ -36,6 +37,7 @@ class Reader {
     return v;
   }
   bool done() const { return pos_ == bytes_.size(); }
+  size_t remaining() const { return bytes_.size() - pos_; }
 
  private:
   std::string_view bytes_;
@@ -56,7 +58,7 @@ int header_int(const nlohmann::json& h, const char* key, const std::string& name
 
 }  // namespace
 
-std::string model_to_binary(const Model& model) {
+std::string model_to_binary(const Model& model, const std::string& known_words) {
   const Config& c = model.config();
   nlohmann::json header = {{"d_model", c.d_model},
                            {"n_heads", c.n_heads},
@@ -64,6 +66,7 @@ std::string model_to_binary(const Model& model) {
                            {"d_ff", c.d_ff},
                            {"max_len", c.max_len},
                            {"positional", to_string(c.positional)},
+                           {"vocab_size", c.vocab_size},
                            {"labels", model.labels()},
                            {"temperature", model.temperature()},
                            {"metadata", model.metadata()}};
@@ -71,7 +74,7 @@ std::string model_to_binary(const Model& model) {
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, static_cast<uint32_t>(h.size()));
   out += h;
-  const std::string& tok = model.tokenizer().serialized();
+  const std::string_view tok = model.tokenizer().serialized();
   put_u32(out, static_cast<uint32_t>(tok.size()));
   out += tok;
   // Padding, with its size first, so that the first tensor starts at a multiple of kAlign.
@@ -80,6 +83,10 @@ std::string model_to_binary(const Model& model) {
   out.append(pad, '\0');
   for (const auto& t : tensors(const_cast<Params<float>&>(model.params()))) {
     out.append(reinterpret_cast<const char*>(t.data), static_cast<size_t>(t.size) * sizeof(float));
+  }
+  if (!known_words.empty()) {
+    put_u32(out, static_cast<uint32_t>(known_words.size()));
+    out += known_words;
   }
   return out;
 }
@@ -117,8 +124,25 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
       throw ModelError(name + ": bad temperature");
     }
     const uint32_t tok_len = r.u32("tokenizer size");
-    Tokenizer tok = Tokenizer::from_serialized(std::string(r.take(tok_len, "tokenizer")), name);
-    c.vocab_size = tok.vocab_size();
+    const std::string_view tok_bytes = r.take(tok_len, "tokenizer");
+    // Trusted, the tokenizer waits (see from_trusted) and the header gives its size; otherwise
+    // it is parsed and checked now, and must agree with the header if the header says.
+    std::optional<Tokenizer> checked;
+    if (borrow) {
+      c.vocab_size = header_int(h, "vocab_size", name);
+    } else {
+      checked = Tokenizer::from_serialized(std::string(tok_bytes), name);
+      c.vocab_size = checked->vocab_size();
+      if (h.contains("vocab_size") && header_int(h, "vocab_size", name) != c.vocab_size) {
+        throw ModelError(name + ": the header's vocab_size " +
+                         std::to_string(header_int(h, "vocab_size", name)) +
+                         " is not the tokenizer's " + std::to_string(c.vocab_size));
+      }
+    }
+    if (c.vocab_size <= kReservedPieces) {
+      throw ModelError(name + ": bad binary model header: \"vocab_size\" " +
+                       std::to_string(c.vocab_size) + " is too small");
+    }
     c.num_labels = static_cast<int>(labels.size());
     const uint32_t pad = r.u32("padding size");
     if (pad >= kAlign) throw ModelError(name + ": bad padding size " + std::to_string(pad));
@@ -142,13 +166,27 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
       }
       std::string_view data = r.take(static_cast<size_t>(t.size) * sizeof(float), "tensors");
       std::memcpy(t.data, data.data(), data.size());
+      if (borrow) continue;  // trusted: checked when packed
       for (int64_t i = 0; i < t.size; ++i) {
         if (!std::isfinite(t.data[i])) {
           throw ModelError(name + ": " + t.name + "[" + std::to_string(i) + "] is not finite");
         }
       }
     }
-    if (!r.done()) throw ModelError(name + ": trailing bytes after the last tensor");
+    // What follows the tensors, if anything, is the table of known words, size first.
+    KnownWords words;
+    if (!r.done()) {
+      const size_t rest = r.remaining();
+      const uint32_t words_len = rest >= 4 ? r.u32("known words size") : 0;
+      if (rest < 4 || words_len != rest - 4) {
+        throw ModelError(name + ": trailing bytes after the last tensor (" + std::to_string(rest) +
+                         " bytes that are not a table of known words)");
+      }
+      words = KnownWords::view(r.take(words_len, "known words"), c.vocab_size, name);
+    }
+    Tokenizer tok =
+        borrow ? Tokenizer::from_trusted(tok_bytes, c.vocab_size, words) : std::move(*checked);
+    if (!borrow) tok.set_known_words(words);
     Model model(c, std::move(labels), std::move(tok), std::move(p), temperature,
                 h.at("metadata"));
     if (embed) model.borrow_embedding(embed);

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "builtin_model.h"
+#include "dataset.h"
 #include "model_io.h"
 #include "test_support.h"
 
@@ -29,6 +30,24 @@ TEST(Builtin, PackedModelsPredictLikeTheirJsonFiles) {
     EXPECT_EQ(model_to_json(*packed), model_to_json(json)) << name;
     for (const char* text : {"Refund the delivery fee, not the cake.", "where is my order??"}) {
       EXPECT_EQ(packed->predict(text).probs, json.predict(text).probs) << name << ": " << text;
+    }
+  }
+}
+
+// The built-in models carry the ids of their data's words (known words): every Crumb email,
+// including the test split's held-out words, must encode exactly as the model's SentencePiece
+// model encodes it, and an email of known words must not need that model parsed at all.
+TEST(Builtin, KnownWordsEncodeLikeTheTokenizer) {
+  auto packed = builtin_model("crumb");
+  if (!packed) GTEST_SKIP() << "this build has no built-in models";
+  EXPECT_EQ(packed->predict("Refund the delivery fee, not the cake.").label, 1);
+  EXPECT_FALSE(packed->tokenizer().parsed()) << "start-up would pay for parsing the tokenizer";
+  const Tokenizer parsed =
+      Tokenizer::from_serialized(std::string(packed->tokenizer().serialized()), "crumb");
+  for (const char* split : {"train", "valid", "test"}) {
+    for (const auto& e :
+         read_examples(test::source_path(std::string("data/crumb/") + split + ".jsonl"))) {
+      ASSERT_EQ(packed->tokenizer().encode(e.text), parsed.encode(e.text)) << e.where;
     }
   }
 }

@@ -330,6 +330,29 @@ TEST(ModelFile, BinaryRoundTripGivesIdenticalPredictions) {
   EXPECT_EQ(router::model_to_json(b), tiny_text());
 }
 
+// The table of known words rides after the tensors: the model predicts as before, its words are
+// taken from the table, and a damaged table is refused by name.
+TEST(ModelFile, BinaryWithKnownWordsRoundTrips) {
+  const router::Model m = router::load_model_from_string(tiny_text(), "tiny.json");
+  const std::string words = m.tokenizer().known_words_for({"where is my order", "refund it"});
+  const std::string blob = router::model_to_binary(m, words);
+  ASSERT_EQ(blob.size(), router::model_to_binary(m).size() + 4 + words.size());
+  const router::Model b = router::model_from_binary(blob, "tiny.bin");
+  expect_same_predictions(m, b);
+  EXPECT_EQ(b.tokenizer().encode("where is my order"), m.tokenizer().encode("where is my order"));
+  EXPECT_EQ(router::model_to_binary(b, words), blob);
+  std::string damaged = blob;
+  damaged[damaged.size() - words.size()] = '\x7f';  // the table's word count
+  try {
+    router::model_from_binary(damaged, "damaged.bin");
+    ADD_FAILURE() << "accepted";
+  } catch (const router::ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("damaged.bin: bad table of known words"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
 void expect_binary_rejected(const std::string& blob, const std::string& phrase,
                             const std::string& what_case) {
   try {
@@ -404,6 +427,10 @@ TEST(ModelFile, DamagedBinaryIsRejected) {
   expect_binary_rejected(changed([](auto& j) { j["labels"] = {"a"}; }), "labels", "single label");
   expect_binary_rejected(changed([](auto& j) { j["positional"] = "learned"; }), "positional",
                          "unknown positional");
+  expect_binary_rejected(changed([](auto& j) { j["vocab_size"] = 999; }), "is not the tokenizer's",
+                         "vocab_size not the tokenizer's");
+  expect_binary_rejected(changed([](auto& j) { j["vocab_size"] = 0.5; }), "vocab_size",
+                         "vocab_size not an integer");
 
   // A NaN where a weight should be.
   std::string nan_blob = blob;

@@ -263,7 +263,7 @@ TEST(Tokenizer, TrainingAndLoadingAreSilent) {
   testing::internal::CaptureStdout();
   testing::internal::CaptureStderr();
   const Tokenizer tok = Tokenizer::train(load_corpus(), 400);
-  const Tokenizer loaded = Tokenizer::from_serialized(tok.serialized(), "silent");
+  const Tokenizer loaded = Tokenizer::from_serialized(std::string(tok.serialized()), "silent");
   (void)loaded.encode("refund my cake 😀");
   try {
     (void)Tokenizer::from_serialized("garbage", "silent");
@@ -337,11 +337,78 @@ TEST(Tokenizer, SerializedRoundTripThroughBase64) {
 }
 
 TEST(Tokenizer, MovedFromAndMovedToWork) {
-  Tokenizer a = Tokenizer::from_serialized(fixture_tokenizer().serialized(), "move");
+  Tokenizer a = Tokenizer::from_serialized(std::string(fixture_tokenizer().serialized()), "move");
   Tokenizer b = std::move(a);
   EXPECT_EQ(b.encode("refund"), fixture_tokenizer().encode("refund"));
   a = std::move(b);
   EXPECT_EQ(a.encode("refund"), fixture_tokenizer().encode("refund"));
+}
+
+// ---- known words ---------------------------------------------------------------------------
+
+TEST(KnownWords, GivesTheIdsOfEachWordAndMissesOthers) {
+  const std::string bytes = KnownWords::build(
+      {{"refund", {300, 301}}, {"cake", {400}}, {"\xE2\x82\xB9", {500, 2, 3}}, {"a", {}}});
+  const KnownWords words = KnownWords::view(bytes, 1000, "t.bin");
+  EXPECT_EQ(words.size(), 4u);
+  std::vector<int32_t> ids = {7};
+  EXPECT_TRUE(words.append_ids("refund", ids));
+  EXPECT_TRUE(words.append_ids("\xE2\x82\xB9", ids));
+  EXPECT_TRUE(words.append_ids("cake", ids));
+  EXPECT_EQ(ids, (std::vector<int32_t>{7, 300, 301, 500, 2, 3, 400}));
+  for (const char* other : {"", "refunds", "refun", "Cake", "b", "zzz", "\x01"}) {
+    EXPECT_FALSE(words.append_ids(other, ids)) << other;
+  }
+  EXPECT_EQ(ids.size(), 7u) << "a miss appends nothing";
+  EXPECT_FALSE(KnownWords().append_ids("cake", ids)) << "the empty table knows nothing";
+}
+
+// A damaged table is refused when its sizes do not add up; damage inside an entry only makes
+// that word a miss (it then goes to SentencePiece), never a wrong id or a read out of bounds.
+TEST(KnownWords, DamageIsRefusedOrMisses) {
+  const std::string good = KnownWords::build({{"cake", {400}}, {"fee", {401, 402}}});
+  for (const std::string& bad : {std::string(), good.substr(0, 3), good.substr(0, good.size() - 1),
+                                 good + "x", std::string("\xff\xff\xff\xff") + good.substr(4)}) {
+    EXPECT_THROW(KnownWords::view(bad, 1000, "t.bin"), ModelError) << bad.size() << " bytes";
+  }
+  std::vector<int32_t> ids;
+  // An id not below the vocabulary size.
+  EXPECT_FALSE(KnownWords::view(good, 402, "t.bin").append_ids("fee", ids));
+  EXPECT_TRUE(ids.empty());
+  EXPECT_TRUE(KnownWords::view(good, 402, "t.bin").append_ids("cake", ids));
+  // Word offsets running backwards (word_end[0] set past word_end[1]).
+  std::string swapped = good;
+  swapped[4] = 9;
+  ids.clear();
+  EXPECT_FALSE(KnownWords::view(swapped, 1000, "t.bin").append_ids("cake", ids));
+  EXPECT_FALSE(KnownWords::view(swapped, 1000, "t.bin").append_ids("fee", ids));
+  EXPECT_TRUE(ids.empty());
+}
+
+// A tokenizer loaded on trust answers from its known words without parsing its model, and
+// parses it (once, from any thread) for any other word: the ids are always what SentencePiece
+// gives.
+TEST(Tokenizer, TrustedTokenizerWithKnownWordsEncodesLikeTheModel) {
+  const Tokenizer& tok = fixture_tokenizer();
+  const std::vector<std::string> corpus = load_corpus();
+  const std::string table = tok.known_words_for({corpus.begin(), corpus.begin() + 20});
+  const KnownWords words = KnownWords::view(table, tok.vocab_size(), "t.bin");
+  ASSERT_GT(words.size(), 20u);
+  const Tokenizer trusted = Tokenizer::from_trusted(tok.serialized(), tok.vocab_size(), words);
+  EXPECT_FALSE(trusted.parsed());
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(trusted.encode(corpus[i]), tok.encode(corpus[i]));
+  EXPECT_FALSE(trusted.parsed()) << "every word was known: no need to parse";
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 2; ++t) {
+    threads.emplace_back([&, t] {
+      for (size_t i = 20 + t; i < corpus.size(); i += 2) {
+        EXPECT_EQ(trusted.encode(corpus[i]), tok.encode(corpus[i])) << corpus[i];
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  EXPECT_TRUE(trusted.parsed());
+  EXPECT_EQ(trusted.vocab(), tok.vocab());
 }
 
 // Replaces the first occurrence of `from` by `to` (same length keeps the protobuf well-formed).
@@ -352,7 +419,7 @@ std::string patched(std::string s, const std::string& from, const std::string& t
 }
 
 TEST(Tokenizer, RejectsBrokenModels) {
-  const std::string good = fixture_tokenizer().serialized();
+  const std::string good(fixture_tokenizer().serialized());
   const struct {
     const char* name;
     std::string bytes;
@@ -383,7 +450,7 @@ TEST(Tokenizer, RejectsBrokenModels) {
 }
 
 TEST(Tokenizer, LoadingNeverCrashesOnDamagedModels) {
-  const std::string good = fixture_tokenizer().serialized();
+  const std::string good(fixture_tokenizer().serialized());
   std::mt19937 rng(2024);
   int accepted = 0;
   for (int i = 0; i < 500; ++i) {

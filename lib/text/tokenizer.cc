@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <mutex>
 #include <unordered_map>
 #include <utility>
@@ -183,10 +184,22 @@ struct WordCache {
 
 std::atomic<uint64_t> next_cache_key{1};
 
+// Parses a serialized model; throws ModelError with SentencePiece's reason.
+std::unique_ptr<sentencepiece::SentencePieceProcessor> parse_model(std::string_view serialized) {
+  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  const auto status = sp->LoadFromSerializedProto(serialized);
+  if (!status.ok()) {
+    throw ModelError("not a valid SentencePiece model (" + status.ToString() + ")");
+  }
+  return sp;
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer()
-    : cache_key_(next_cache_key.fetch_add(1)), pieces_(std::make_unique<Pieces>()) {}
+    : processor_(std::make_unique<Processor>()),
+      cache_key_(next_cache_key.fetch_add(1)),
+      pieces_(std::make_unique<Pieces>()) {}
 Tokenizer::Tokenizer(Tokenizer&&) noexcept = default;
 Tokenizer& Tokenizer::operator=(Tokenizer&&) noexcept = default;
 Tokenizer::~Tokenizer() = default;
@@ -232,33 +245,49 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& texts, int vocab_size
   return from_serialized(std::move(serialized), "trained tokenizer");
 }
 
+const sentencepiece::SentencePieceProcessor& Tokenizer::sp() const {
+  std::call_once(processor_->once, [&] { processor_->sp = parse_model(serialized_); });
+  return *processor_->sp;
+}
+
+Tokenizer Tokenizer::from_trusted(std::string_view serialized, int vocab_size, KnownWords words) {
+  Tokenizer tok;
+  tok.serialized_ = serialized;
+  tok.size_ = vocab_size;
+  tok.words_ = words;
+  return tok;
+}
+
 Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& where) {
   const std::string prefix = where + ": tokenizer: ";
   if (serialized.empty()) throw ModelError(prefix + "the serialized model is empty");
   Tokenizer tok;
-  tok.sp_ = std::make_unique<sentencepiece::SentencePieceProcessor>();
-  const auto status = tok.sp_->LoadFromSerializedProto(serialized);
-  if (!status.ok()) {
-    throw ModelError(prefix + "not a valid SentencePiece model (" + status.ToString() + ")");
+  tok.owned_ = std::make_unique<const std::string>(std::move(serialized));
+  tok.serialized_ = *tok.owned_;
+  const sentencepiece::SentencePieceProcessor* sp = nullptr;
+  try {
+    sp = &tok.sp();
+  } catch (const ModelError& e) {
+    throw ModelError(prefix + e.what());
   }
-  const int n = tok.sp_->GetPieceSize();
+  const int n = sp->GetPieceSize();
   if (n <= kReservedPieces) {
     throw ModelError(prefix + "only " + std::to_string(n) + " pieces; expected more than " +
                      std::to_string(kReservedPieces));
   }
-  if (tok.sp_->IdToPiece(kPadId) != "[PAD]" || !tok.sp_->IsControl(kPadId)) {
-    throw ModelError(prefix + "piece 0 is \"" + tok.sp_->IdToPiece(kPadId) +
+  if (sp->IdToPiece(kPadId) != "[PAD]" || !sp->IsControl(kPadId)) {
+    throw ModelError(prefix + "piece 0 is \"" + sp->IdToPiece(kPadId) +
                      "\"; expected the control piece \"[PAD]\"");
   }
-  if (tok.sp_->IdToPiece(kUnkId) != "[UNK]" || tok.sp_->unk_id() != kUnkId) {
-    throw ModelError(prefix + "piece 1 is \"" + tok.sp_->IdToPiece(kUnkId) +
+  if (sp->IdToPiece(kUnkId) != "[UNK]" || sp->unk_id() != kUnkId) {
+    throw ModelError(prefix + "piece 1 is \"" + sp->IdToPiece(kUnkId) +
                      "\"; expected the unknown piece \"[UNK]\"");
   }
   // Byte fallback: <0x00>..<0xFF> right after the two special pieces. Only these ids are
   // checked, not the whole vocabulary: each query costs a status check, and start-up pays it.
   for (int b = 0; b < 256; ++b) {
     const int id = 2 + b;
-    if (!tok.sp_->IsByte(id)) {
+    if (!sp->IsByte(id)) {
       throw ModelError(prefix + "piece " + std::to_string(id) +
                        " is not a byte piece; expected <0x00>..<0xFF> at ids 2..257 "
                        "(byte fallback)");
@@ -270,12 +299,11 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
   std::vector<std::string> probe;
   std::string decoded;
   const std::string probe_text = "\xEF\xAC\x81 a";  // U+FB01 LATIN SMALL LIGATURE FI, space, a
-  if (!tok.sp_->Encode(probe_text, &probe).ok() || !tok.sp_->Decode(probe, &decoded).ok() ||
-      probe.empty() || probe.front().rfind(kWordMark, 0) != 0 || decoded != probe_text) {
+  if (!sp->Encode(probe_text, &probe).ok() || !sp->Decode(probe, &decoded).ok() || probe.empty() ||
+      probe.front().rfind(kWordMark, 0) != 0 || decoded != probe_text) {
     throw ModelError(prefix + "the model does not use identity normalisation with a \"" +
                      std::string(kWordMark) + "\" word prefix");
   }
-  tok.serialized_ = std::move(serialized);
   tok.size_ = n;
   return tok;
 }
@@ -286,12 +314,17 @@ std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
     cache.ids.clear();
     cache.key = cache_key_;
   }
-  std::vector<int32_t> ids;
-  std::vector<int> part;
+  std::vector<int32_t> ids, part;
+  std::vector<int> sp_ids;
   const std::string normalized = normalize(raw);
+  // part = the word's ids: from the known words if it is one (the cache below comes first, as a
+  // hash lookup is cheaper than their binary search), else from SentencePiece.
   const auto encode_word = [&](std::string_view word) {
-    const auto status = sp_->Encode(word, &part);
+    part.clear();
+    if (words_.append_ids(word, part)) return;
+    const auto status = sp().Encode(word, &sp_ids);
     if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+    part.assign(sp_ids.begin(), sp_ids.end());
   };
   for (const std::string_view word : pretokenize(normalized)) {
     if (word.size() > kMaxCachedBytes) {
@@ -303,8 +336,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
     if (it == cache.ids.end()) {
       encode_word(word);
       if (cache.ids.size() >= kMaxWords) cache.ids.clear();
-      it = cache.ids.emplace(std::string(word), std::vector<int32_t>(part.begin(), part.end()))
-               .first;
+      it = cache.ids.emplace(std::string(word), part).first;
     }
     ids.insert(ids.end(), it->second.begin(), it->second.end());
   }
@@ -315,7 +347,7 @@ std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {
   std::vector<std::string> pieces;
   std::vector<std::string> part;
   for_each_chunk(preprocess(raw), [&](std::string_view chunk) {
-    const auto status = sp_->Encode(chunk, &part);
+    const auto status = sp().Encode(chunk, &part);
     if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
     for (auto& piece : part) pieces.push_back(std::move(piece));
   });
@@ -324,10 +356,26 @@ std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {
 
 int Tokenizer::vocab_size() const { return size_; }
 
+std::string Tokenizer::known_words_for(const std::vector<std::string>& texts) const {
+  std::map<std::string, std::vector<int32_t>, std::less<>> words;
+  std::vector<int> part;
+  for (const auto& text : texts) {
+    const std::string normalized = normalize(text);
+    for (const std::string_view word : pretokenize(normalized)) {
+      if (words.find(word) != words.end()) continue;
+      const auto status = sp().Encode(word, &part);
+      if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+      words.emplace(std::string(word), std::vector<int32_t>(part.begin(), part.end()));
+    }
+  }
+  return KnownWords::build({words.begin(), words.end()});
+}
+
 const std::vector<std::string>& Tokenizer::vocab() const {
   std::call_once(pieces_->once, [&] {
     pieces_->list.reserve(size_);
-    for (int id = 0; id < size_; ++id) pieces_->list.push_back(sp_->IdToPiece(id));
+    const auto& sp = this->sp();
+    for (int id = 0; id < size_; ++id) pieces_->list.push_back(sp.IdToPiece(id));
   });
   return pieces_->list;
 }

@@ -10,6 +10,8 @@
 #include <string_view>
 #include <vector>
 
+#include "text/known_words.h"
+
 namespace sentencepiece {
 class SentencePieceProcessor;
 }
@@ -35,6 +37,17 @@ class Tokenizer {
   // or its special pieces are not [PAD] = 0 and [UNK] = 1.
   static Tokenizer from_serialized(std::string serialized, const std::string& where);
 
+  // The built-in model's tokenizer, checked when it was packed: `serialized` (which must outlive
+  // the tokenizer) is parsed only when a word is not in `words`, or pieces are asked for. Start-up
+  // pays nothing for it, where parsing costs about a millisecond.
+  static Tokenizer from_trusted(std::string_view serialized, int vocab_size, KnownWords words);
+
+  // The table of known words for `texts`: each distinct word they hold, with its ids.
+  std::string known_words_for(const std::vector<std::string>& texts) const;
+  // From now on encode() takes the ids of the words in `words` from it (see known_words.h).
+  // Not while another thread encodes.
+  void set_known_words(KnownWords words) { words_ = words; }
+
   Tokenizer(Tokenizer&&) noexcept;
   Tokenizer& operator=(Tokenizer&&) noexcept;
   ~Tokenizer();
@@ -50,11 +63,19 @@ class Tokenizer {
   int vocab_size() const;
   // Piece by id; listed on first use (classifying needs only the ids).
   const std::vector<std::string>& vocab() const;
-  const std::string& serialized() const { return serialized_; }
+  std::string_view serialized() const { return serialized_; }
+  // Whether the SentencePiece model has been parsed yet (see from_trusted).
+  bool parsed() const { return processor_->sp != nullptr; }
 
  private:
   Tokenizer();
-  std::unique_ptr<sentencepiece::SentencePieceProcessor> sp_;
+  // The SentencePiece processor, parsed from serialized_ on first need (thread-safe).
+  const sentencepiece::SentencePieceProcessor& sp() const;
+  struct Processor {
+    std::once_flag once;
+    std::unique_ptr<sentencepiece::SentencePieceProcessor> sp;
+  };
+  std::unique_ptr<Processor> processor_;
   uint64_t cache_key_;  // names this vocabulary in each thread's word cache (see encode)
   int size_ = 0;
   struct Pieces {
@@ -62,7 +83,9 @@ class Tokenizer {
     std::vector<std::string> list;
   };
   std::unique_ptr<Pieces> pieces_;
-  std::string serialized_;
+  std::unique_ptr<const std::string> owned_;  // the model's bytes, unless borrowed
+  std::string_view serialized_;
+  KnownWords words_;
 };
 
 }  // namespace router
