@@ -182,7 +182,9 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
         throw ModelError(name + ": trailing bytes after the last tensor (" + std::to_string(rest) +
                          " bytes that are not a table of known words)");
       }
-      words = KnownWords::view(r.take(words_len, "known words"), c.vocab_size, name);
+      const std::string_view table = r.take(words_len, "known words");
+      words = borrow ? KnownWords::view(table, c.vocab_size, name)
+                     : KnownWords::copy(table, c.vocab_size, name);
     }
     Tokenizer tok =
         borrow ? Tokenizer::from_trusted(tok_bytes, c.vocab_size, words) : std::move(*checked);

@@ -341,6 +341,9 @@ TEST(ModelFile, BinaryWithKnownWordsRoundTrips) {
   expect_same_predictions(m, b);
   EXPECT_EQ(b.tokenizer().encode("where is my order"), m.tokenizer().encode("where is my order"));
   EXPECT_EQ(router::model_to_binary(b, words), blob);
+  // Not borrowed, the model keeps nothing of the bytes: they may go at once.
+  const router::Model c = router::model_from_binary(std::string(blob), "tiny.bin");
+  EXPECT_EQ(c.tokenizer().encode("refund it"), m.tokenizer().encode("refund it"));
   std::string damaged = blob;
   damaged[damaged.size() - words.size()] = '\x7f';  // the table's word count
   try {

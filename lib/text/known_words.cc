@@ -41,6 +41,13 @@ KnownWords KnownWords::view(std::string_view bytes, int vocab_size, const std::s
   return t;
 }
 
+KnownWords KnownWords::copy(std::string_view bytes, int vocab_size, const std::string& where) {
+  auto owned = std::make_shared<const std::string>(bytes);
+  KnownWords t = view(*owned, vocab_size, where);
+  t.owned_ = std::move(owned);
+  return t;
+}
+
 std::string KnownWords::build(std::vector<std::pair<std::string, std::vector<int32_t>>> words) {
   std::sort(words.begin(), words.end());
   std::string ids, chars;

@@ -10,6 +10,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -21,10 +22,12 @@ class KnownWords {
  public:
   KnownWords() = default;  // holds no word
 
-  // The table in `bytes`, which must outlive it. Throws ModelError naming `where` if the sizes
-  // do not add up, an offset runs backwards or an id is not below vocab_size. (Order is not
-  // checked: a table out of order only misses words, which then go to SentencePiece.)
+  // The table in `bytes`, which must outlive it. Throws ModelError naming `where` if its sizes
+  // do not add up. (Entries are checked as they are read, see append_ids; order is not checked:
+  // a table out of order only misses words, which then go to SentencePiece.)
   static KnownWords view(std::string_view bytes, int vocab_size, const std::string& where);
+  // The same on its own copy of the bytes.
+  static KnownWords copy(std::string_view bytes, int vocab_size, const std::string& where);
 
   // The bytes of a table holding `words` (each with its ids), in any order, without repeats.
   static std::string build(std::vector<std::pair<std::string, std::vector<int32_t>>> words);
@@ -39,6 +42,7 @@ class KnownWords {
   uint32_t u32(size_t index) const;  // the index-th u32 of the table
   std::string_view word(uint32_t i) const;
 
+  std::shared_ptr<const std::string> owned_;  // the bytes, when copied
   std::string_view bytes_;
   uint32_t count_ = 0;
   int vocab_size_ = 0;
