@@ -308,35 +308,34 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
   return tok;
 }
 
+std::vector<int32_t> Tokenizer::word_ids(std::string_view word) const {
+  std::vector<int32_t> ids;
+  if (words_.append_ids(word, ids)) return ids;
+  std::vector<int> pieces;
+  const auto status = sp().Encode(word, &pieces);
+  if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+  return {pieces.begin(), pieces.end()};
+}
+
 std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
   thread_local WordCache cache;
   if (cache.key != cache_key_) {
     cache.ids.clear();
     cache.key = cache_key_;
   }
-  std::vector<int32_t> ids, part;
-  std::vector<int> sp_ids;
+  std::vector<int32_t> ids;
   const std::string normalized = normalize(raw);
-  // part = the word's ids: from the known words if it is one (the cache below comes first, as a
-  // hash lookup is cheaper than their binary search), else from SentencePiece.
-  const auto encode_word = [&](std::string_view word) {
-    part.clear();
-    if (words_.append_ids(word, part)) return;
-    const auto status = sp().Encode(word, &sp_ids);
-    if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
-    part.assign(sp_ids.begin(), sp_ids.end());
-  };
   for (const std::string_view word : pretokenize(normalized)) {
     if (word.size() > kMaxCachedBytes) {
-      encode_word(word);
+      const std::vector<int32_t> part = word_ids(word);
       ids.insert(ids.end(), part.begin(), part.end());
       continue;
     }
+    // The cache comes before the known words: a hash lookup is cheaper than their binary search.
     auto it = cache.ids.find(word);
     if (it == cache.ids.end()) {
-      encode_word(word);
       if (cache.ids.size() >= kMaxWords) cache.ids.clear();
-      it = cache.ids.emplace(std::string(word), part).first;
+      it = cache.ids.emplace(std::string(word), word_ids(word)).first;
     }
     ids.insert(ids.end(), it->second.begin(), it->second.end());
   }
@@ -358,14 +357,10 @@ int Tokenizer::vocab_size() const { return size_; }
 
 std::string Tokenizer::known_words_for(const std::vector<std::string>& texts) const {
   std::map<std::string, std::vector<int32_t>, std::less<>> words;
-  std::vector<int> part;
   for (const auto& text : texts) {
     const std::string normalized = normalize(text);
     for (const std::string_view word : pretokenize(normalized)) {
-      if (words.find(word) != words.end()) continue;
-      const auto status = sp().Encode(word, &part);
-      if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
-      words.emplace(std::string(word), std::vector<int32_t>(part.begin(), part.end()));
+      if (words.find(word) == words.end()) words.emplace(std::string(word), word_ids(word));
     }
   }
   return KnownWords::build({words.begin(), words.end()});

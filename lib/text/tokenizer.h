@@ -71,6 +71,8 @@ class Tokenizer {
   Tokenizer();
   // The SentencePiece processor, parsed from serialized_ on first need (thread-safe).
   const sentencepiece::SentencePieceProcessor& sp() const;
+  // A pre-token's ids: from the known words if it is one, else from SentencePiece.
+  std::vector<int32_t> word_ids(std::string_view word) const;
   struct Processor {
     std::once_flag once;
     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp;
