@@ -7,6 +7,7 @@
 #include <set>
 
 #include "errors.h"
+#include "little_endian.h"
 
 namespace router {
 
@@ -14,10 +15,6 @@ namespace {
 
 constexpr char kMagic[8] = {'R', 'O', 'U', 'T', 'E', 'R', 'M', '2'};
 constexpr size_t kAlign = 64;  // of the first tensor, from the start of the bytes
-
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
 
 class Reader {
  public:
@@ -30,12 +27,7 @@ class Reader {
     pos_ += n;
     return s;
   }
-  uint32_t u32(const char* what) {
-    std::string_view s = take(4, what);
-    uint32_t v = 0;
-    for (int i = 0; i < 4; ++i) v |= static_cast<uint32_t>(static_cast<uint8_t>(s[i])) << (8 * i);
-    return v;
-  }
+  uint32_t u32(const char* what) { return get_u32(take(4, what), 0); }
   bool done() const { return pos_ == bytes_.size(); }
   size_t remaining() const { return bytes_.size() - pos_; }
 

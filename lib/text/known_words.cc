@@ -3,23 +3,9 @@
 #include <algorithm>
 
 #include "errors.h"
+#include "little_endian.h"
 
 namespace router {
-
-namespace {
-
-void put_u32(std::string& out, uint32_t v) {
-  for (int i = 0; i < 4; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
-}
-
-uint32_t get_u32(std::string_view bytes, size_t at) {
-  uint32_t v = 0;
-  for (int i = 0; i < 4; ++i)
-    v |= static_cast<uint32_t>(static_cast<uint8_t>(bytes[at + i])) << (8 * i);
-  return v;
-}
-
-}  // namespace
 
 KnownWords KnownWords::view(std::string_view bytes, int vocab_size, const std::string& where) {
   const auto bad = [&](const std::string& why) {
