@@ -16,11 +16,9 @@ void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<in
   const Eigen::Index cols = mask.cols();
   for (size_t b = 0; b < lengths.size(); ++b) {
     Rng rng(mix64((*spec.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)));
-    for (int t = 0; t < lengths[b]; ++t) {
-      for (Eigen::Index c = 0; c < cols; ++c) {
-        mask(b * T + t, c) = rng.uniform() < spec.p ? S(0) : keep_scale;
-      }
-    }
+    // Rows are contiguous (row-major): the email's real rows are one run of draws.
+    rng.fill_keep_mask(mask.data() + b * T * cols, static_cast<size_t>(lengths[b]) * cols, spec.p,
+                       keep_scale);
   }
 }
 
@@ -49,14 +47,15 @@ template <typename S>
 void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
                         const LayerNormCache<S>& cache, Mat<S>& dx, Vec<S>& dw, Vec<S>& db) {
   const Eigen::Index N = x.rows(), D = x.cols();
+  RowVec<S> xhat(D), dxhat(D);  // one row's work space, allocated once
   for (Eigen::Index i = 0; i < N; ++i) {
     const S mean = cache.mean(i), rstd = cache.rstd(i);
     // xhat = (x - mean) * rstd; y = xhat * w + b
-    RowVec<S> xhat = (x.row(i).array() - mean) * rstd;
+    xhat = (x.row(i).array() - mean) * rstd;
     dw += (dy.row(i).array() * xhat.array()).matrix().transpose();
     db += dy.row(i).transpose();
     // dxhat = dy * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
-    RowVec<S> dxhat = dy.row(i).array() * w.transpose().array();
+    dxhat = dy.row(i).array() * w.transpose().array();
     const S mean_dxhat = dxhat.sum() / S(D);
     const S mean_dxhat_xhat = (dxhat.array() * xhat.array()).sum() / S(D);
     dx.row(i).array() += rstd * (dxhat.array() - mean_dxhat - xhat.array() * mean_dxhat_xhat);
@@ -136,9 +135,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
         Mat<S>& m = cache.drop[b * n_heads + h];
         m.resize(n, n);
         const S keep_scale = static_cast<S>(1.0 / (1.0 - dropout.p));
-        for (Eigen::Index i = 0; i < m.size(); ++i) {
-          m.data()[i] = rng.uniform() < dropout.p ? S(0) : keep_scale;
-        }
+        rng.fill_keep_mask(m.data(), static_cast<size_t>(m.size()), dropout.p, keep_scale);
         o.noalias() = (p.array() * m.array()).matrix() * v;
       } else {
         o.noalias() = p * v;
@@ -159,6 +156,8 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
   dW_o.noalias() += dout.transpose() * cache.concat;
   Mat<S> dconcat = dout * W_o;
   Mat<S> dqkv = Mat<S>::Zero(u.rows(), 3 * D);
+  Mat<S> pd, dp, ds;  // (n, n) work space, reused across heads
+  Vec<S> dot;
   for (int b = 0; b < B; ++b) {
     const int n = lengths[b];
     for (int h = 0; h < n_heads; ++h) {
@@ -169,13 +168,13 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
       const auto d_o = dconcat.block(b * T, h * Dh, n, Dh);
       const bool dropped = !cache.drop.empty();
       // o = pd v, with pd = p * mask
-      Mat<S> pd = dropped ? Mat<S>(p.array() * cache.drop[b * n_heads + h].array()) : p;
-      dqkv.block(b * T, 2 * D + h * Dh, n, Dh).noalias() += pd.transpose() * d_o;
-      Mat<S> dp = d_o * v.transpose();
+      if (dropped) pd = p.array() * cache.drop[b * n_heads + h].array();
+      dqkv.block(b * T, 2 * D + h * Dh, n, Dh).noalias() += (dropped ? pd : p).transpose() * d_o;
+      dp.noalias() = d_o * v.transpose();
       if (dropped) dp.array() *= cache.drop[b * n_heads + h].array();
       // p = softmax(s): ds = p * (dp - rowsum(dp * p))
-      Vec<S> dot = (dp.array() * p.array()).rowwise().sum();
-      Mat<S> ds = p.array() * (dp.array().colwise() - dot.array());
+      dot = (dp.array() * p.array()).rowwise().sum();
+      ds = p.array() * (dp.array().colwise() - dot.array());
       // s = q k^T * scale
       dqkv.block(b * T, h * Dh, n, Dh).noalias() += (ds * k) * scale;
       dqkv.block(b * T, D + h * Dh, n, Dh).noalias() += (ds.transpose() * q) * scale;

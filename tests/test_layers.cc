@@ -243,5 +243,26 @@ TEST(Dropout, MaskDependsOnlyOnKeyAndSite) {
   EXPECT_TRUE(((a.array() == 0) || (a.array() == 2.0)).all());
 }
 
+TEST(Dropout, BulkMaskMakesTheDecisionsOfUniform) {
+  // fill_keep_mask compares integer draws; it must drop exactly where uniform() < p, including
+  // rates whose threshold is not a multiple of 2^-53, and leave the stream where the loop would.
+  for (const double p : {0.0, 0.1, 0.3, 0.5, 1.0 / 3.0, 0.95}) {
+    Rng loop(42), bulk(42);
+    std::vector<float> expected(1000), got(1000);
+    for (float& x : expected) x = loop.uniform() < p ? 0.0f : 2.0f;
+    bulk.fill_keep_mask(got.data(), got.size(), p, 2.0f);
+    EXPECT_EQ(expected, got) << "p = " << p;
+    EXPECT_EQ(loop.next(), bulk.next()) << "p = " << p;
+  }
+  // At the boundary: a draw equal to p * 2^53 is kept, one below it is dropped.
+  const uint64_t m = Rng(5).next() >> 11;
+  const double p = std::ldexp(static_cast<double>(m), -53);
+  float at = -1, above = -1;
+  Rng(5).fill_keep_mask(&at, 1, p, 1.0f);
+  Rng(5).fill_keep_mask(&above, 1, std::nextafter(p, 1.0), 1.0f);
+  EXPECT_EQ(at, 1.0f);
+  EXPECT_EQ(above, 0.0f);
+}
+
 }  // namespace
 }  // namespace router
