@@ -178,6 +178,10 @@ void add_train_command(CLI::App& app) {
   add("--token-dropout", "token_dropout", o.token_dropout,
       "Share of training tokens replaced by [UNK] (word dropout)")
       ->check(CLI::Range(0.0, 0.95));
+  add("--bpe-dropout", "bpe_dropout", o.bpe_dropout,
+      "Share of subword merges skipped, drawn anew each epoch, when training texts are encoded "
+      "(BPE-dropout; 0 = off)")
+      ->check(CLI::Range(0.0, 0.95));
   add("--label-smoothing", "label_smoothing", o.label_smoothing, "Label smoothing")
       ->check(CLI::Range(0.0, 0.99));
   add("--ema", "ema", o.ema,

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <set>
+#include <string_view>
 
 #include <spdlog/spdlog.h>
 
@@ -183,6 +184,10 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
 
   const auto train_ids = encode_all(tok, train, cfg.max_len, o.threads);
   const auto valid_ids = encode_all(tok, valid, cfg.max_len, o.threads);
+  std::vector<std::string_view> train_texts;
+  if (o.bpe_dropout > 0) {
+    for (const auto& e : train) train_texts.emplace_back(e.text);
+  }
   std::vector<int> train_y, valid_y;
   for (const auto& e : train) train_y.push_back(index[e.label]);
   for (const auto& e : valid) valid_y.push_back(index[e.label]);
@@ -212,7 +217,17 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto e0 = Clock::now();
     Rng rng(mix64(o.seed * 0x100000001b3ULL + static_cast<uint64_t>(epoch)));
-    const auto batches = epoch_batches(train_ids, o.batch_size, rng);
+    // With BPE-dropout, the training texts are segmented anew each epoch.
+    std::vector<std::vector<int32_t>> sampled;
+    if (o.bpe_dropout > 0) {
+      sampled = tok.encode_sampled(train_texts, o.bpe_dropout,
+                                   static_cast<uint32_t>(mix64(o.seed ^ mix64(epoch + 0xb9eULL))));
+      for (auto& ids : sampled) {
+        if (static_cast<int>(ids.size()) > cfg.max_len) ids.resize(cfg.max_len);
+      }
+    }
+    const auto& epoch_ids = o.bpe_dropout > 0 ? sampled : train_ids;
+    const auto batches = epoch_batches(epoch_ids, o.batch_size, rng);
     double loss_sum = 0;
     int correct = 0;
     for (size_t bi = 0; bi < batches.size(); ++bi) {
@@ -225,7 +240,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
         std::vector<int> targets;
         std::vector<uint64_t> keys;
         for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
-          seqs.push_back(&train_ids[members[j]]);
+          seqs.push_back(&epoch_ids[members[j]]);
           targets.push_back(train_y[members[j]]);
           // Dropout stream of this example at this step: independent of shards and threads.
           keys.push_back(mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
@@ -329,6 +344,7 @@ nlohmann::json options_json(const TrainOptions& o) {
           {"weight_decay", o.weight_decay},
           {"dropout", o.dropout},
           {"token_dropout", o.token_dropout},
+          {"bpe_dropout", o.bpe_dropout},
           {"label_smoothing", o.label_smoothing},
           {"ema", o.ema},
           {"warmup", o.warmup},

@@ -32,6 +32,7 @@ struct TrainOptions {
   double weight_decay = 0.01;
   double dropout = 0.1;
   double token_dropout = 0;  // share of training tokens read as [UNK] (word dropout)
+  double bpe_dropout = 0;    // share of BPE merges skipped when training texts are encoded
   double label_smoothing = 0.1;
   double ema = 0;            // decay of the weights' moving average, judged and kept; 0 = off
   double warmup = 0.05;      // share of all steps spent warming up

@@ -117,6 +117,35 @@ TEST(Tokenizer, IdsAndPiecesAgree) {
   }
 }
 
+// BPE-dropout: the same seed gives the same segmentations, in any thread and after any other
+// sampling; a segmentation is always of the same text (its pieces spell the words), only finer;
+// dropout 0 is plain encoding.
+TEST(Tokenizer, SampledEncodingIsReproducibleAndSpellsTheSameText) {
+  const Tokenizer& tok = fixture_tokenizer();
+  const std::vector<std::string> corpus = load_corpus();
+  const std::vector<std::string_view> texts(corpus.begin(), corpus.end());
+  const auto a = tok.encode_sampled(texts, 0.2, 7);
+  std::vector<std::vector<int32_t>> from_thread;
+  std::thread([&] { from_thread = tok.encode_sampled(texts, 0.2, 7); }).join();
+  EXPECT_EQ(a, tok.encode_sampled(texts, 0.2, 7));
+  EXPECT_EQ(a, from_thread);
+  EXPECT_NE(a, tok.encode_sampled(texts, 0.2, 8));
+  const auto plain = tok.encode_sampled(texts, 0.0, 7);
+  std::size_t plain_count = 0, sampled_count = 0, differ = 0;
+  for (std::size_t i = 0; i < texts.size(); ++i) {
+    EXPECT_EQ(plain[i], tok.encode(texts[i])) << "line " << i + 1;
+    std::string spelled, expected;
+    for (const int32_t id : a[i]) spelled += tok.vocab().at(id);
+    for (const auto& piece : tok.encode_pieces(texts[i])) expected += piece;
+    EXPECT_EQ(spelled, expected) << "line " << i + 1;
+    plain_count += plain[i].size();
+    sampled_count += a[i].size();
+    differ += a[i] != plain[i];
+  }
+  EXPECT_GT(sampled_count, plain_count) << "dropped merges leave more, shorter pieces";
+  EXPECT_GT(differ, texts.size() / 4);
+}
+
 TEST(Tokenizer, MisspellingsBecomeSeveralKnownPieces) {
   const Tokenizer& tok = fixture_tokenizer();
   for (const std::string word : {"refnd", "cakee", "pasword", "delivry"}) {

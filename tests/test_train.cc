@@ -90,6 +90,16 @@ TEST(Train, TokenDropoutIsReproducibleAcrossThreads) {
   EXPECT_GE(runs.result.valid_accuracy, 0.7) << "chance is 0.5";
 }
 
+// BPE-dropout segments the training texts anew each epoch on SentencePiece's sampler, seeded
+// per epoch: still one model for any thread count, and the task is still learned.
+TEST(Train, BpeDropoutIsReproducibleAcrossThreads) {
+  const OptionRuns runs = train_with([](TrainOptions& o) { o.bpe_dropout = 0.05; });
+  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
+  EXPECT_NE(runs.one_thread, runs.without);
+  EXPECT_EQ(options_json(runs.options)["bpe_dropout"], 0.05);  // recorded in the metadata
+  EXPECT_GE(runs.result.valid_accuracy, 0.7) << "chance is 0.5";
+}
+
 TEST(Train, UpdateAverageMovesEveryValueTowardTheWeights) {
   Config c;
   c.d_model = 8, c.n_heads = 2, c.n_layers = 1, c.d_ff = 16, c.vocab_size = 300, c.num_labels = 3;

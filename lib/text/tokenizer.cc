@@ -9,9 +9,11 @@
 
 #include <atomic>
 #include <cstdlib>
+#include <exception>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <thread>
 #include <unordered_map>
 #include <utility>
 
@@ -340,6 +342,35 @@ std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
     ids.insert(ids.end(), it->second.begin(), it->second.end());
   }
   return ids;
+}
+
+std::vector<std::vector<int32_t>> Tokenizer::encode_sampled(
+    const std::vector<std::string_view>& texts, double dropout, uint32_t seed) const {
+  std::vector<std::vector<int32_t>> out(texts.size());
+  std::exception_ptr error;
+  const auto& processor = sp();
+  // The global seed is read when the new thread first samples; training sets it too.
+  std::lock_guard<std::mutex> lock(trainer_mutex());
+  sentencepiece::SetRandomGeneratorSeed(seed);
+  std::thread sampler([&] {
+    try {
+      std::vector<int> pieces;
+      for (std::size_t i = 0; i < texts.size(); ++i) {
+        const std::string normalized = normalize(texts[i]);
+        for (const std::string_view word : pretokenize(normalized)) {
+          const auto status =
+              processor.SampleEncode(word, -1, static_cast<float>(dropout), &pieces);
+          if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+          out[i].insert(out[i].end(), pieces.begin(), pieces.end());
+        }
+      }
+    } catch (...) {
+      error = std::current_exception();
+    }
+  });
+  sampler.join();
+  if (error) std::rethrow_exception(error);
+  return out;
 }
 
 std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {

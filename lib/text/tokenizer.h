@@ -54,6 +54,13 @@ class Tokenizer {
 
   // Full pipeline: raw bytes (any, even invalid UTF-8) -> ids. Empty when the text has no tokens.
   std::vector<int32_t> encode(std::string_view raw) const;
+  // BPE-dropout (Provilkov et al., 2020), for training: each of `texts` encoded with every merge
+  // skipped with probability `dropout`, so that a word shows up in several segmentations. The
+  // same texts, dropout and seed give the same ids, whatever the process did before: SentencePiece
+  // samples from a generator each thread seeds on its first draw, so the draws are made on a new
+  // thread. Known words and the word cache are bypassed; dropout 0 gives encode()'s ids.
+  std::vector<std::vector<int32_t>> encode_sampled(const std::vector<std::string_view>& texts,
+                                                   double dropout, uint32_t seed) const;
   // The same, as piece strings (for explain and tests).
   std::vector<std::string> encode_pieces(std::string_view raw) const;
 
