@@ -59,6 +59,13 @@ declare -A SETTINGS=(
   [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-wd0.1]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --weight-decay 0.1"
   [d128-h8-l3-b16-drop0.2-e60-td0.2-ema0.999]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --layers 3 --d-ff 512 --token-dropout 0.2 --ema 0.999"
   [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.1]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.1"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.1-seed7]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.1 --seed 7"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.1-seed1]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.1 --seed 1"
+  [d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.2]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.2"
+  [d128-h8-b16-drop0.2-e80-td0.2-ema0.999-bpe0.1]="--epochs 80 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.1"
+  [d128-h8-b16-drop0.2-e80-td0.2-ema0.999-bpe0.1-seed7]="--epochs 80 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.1 --seed 7"
+  [d128-h8-b16-drop0.2-e80-td0.2-ema0.999-bpe0.1-seed1]="--epochs 80 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999 --bpe-dropout 0.1 --seed 1"
+  [d128-h8-b16-drop0.2-e80-td0.2-ema0.999]="--epochs 80 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --token-dropout 0.2 --ema 0.999"
   [d128-h8-b16-drop0.2-e60-ema0.999-bpe0.1]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 128 --heads 8 --d-ff 512 --ema 0.999 --bpe-dropout 0.1"
   [d192-h8-b16-drop0.2-e60-td0.2]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 192 --heads 8 --d-ff 768 --token-dropout 0.2"
 )
@@ -72,7 +79,10 @@ ORDER=(d64 d64-seed7 d64-b16 d64-b16-seed7 d64-ls0.2 d64-b16-ls0.2-e40 d64-drop0
   d128-h8-b16-drop0.2-e60-td0.2-ema0.999-seed1 d128-h8-b16-drop0.2-e60-td0.2-ema0.9998
   d128-h8-b16-drop0.2-e60-td0.2-ema0.999-ls0.2 d128-h8-b16-drop0.2-e60-td0.2-ema0.999-wd0.1
   d128-h8-l3-b16-drop0.2-e60-td0.2-ema0.999 d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.1
-  d128-h8-b16-drop0.2-e60-ema0.999-bpe0.1)
+  d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.1-seed7 d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.1-seed1
+  d128-h8-b16-drop0.2-e60-td0.2-ema0.999-bpe0.2 d128-h8-b16-drop0.2-e80-td0.2-ema0.999-bpe0.1
+  d128-h8-b16-drop0.2-e80-td0.2-ema0.999-bpe0.1-seed7 d128-h8-b16-drop0.2-e80-td0.2-ema0.999-bpe0.1-seed1
+  d128-h8-b16-drop0.2-e80-td0.2-ema0.999 d128-h8-b16-drop0.2-e60-ema0.999-bpe0.1)
 
 now() { date +%s.%N; }
 

@@ -351,7 +351,8 @@ std::vector<std::vector<int32_t>> Tokenizer::encode_sampled(
   const auto& processor = sp();
   // The global seed is read when the new thread first samples; training sets it too.
   std::lock_guard<std::mutex> lock(trainer_mutex());
-  sentencepiece::SetRandomGeneratorSeed(seed);
+  // SentencePiece reads ~0u as "no seed" (it would draw one from std::random_device).
+  sentencepiece::SetRandomGeneratorSeed(seed == ~0u ? 0u : seed);
   std::thread sampler([&] {
     try {
       std::vector<int> pieces;
