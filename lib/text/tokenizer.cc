@@ -196,6 +196,11 @@ std::unique_ptr<sentencepiece::SentencePieceProcessor> parse_model(std::string_v
   return sp;
 }
 
+// Encoding a parsed model fails only on a bug (in SentencePiece or here): not an input error.
+void check_encoded(const sentencepiece::util::Status& status) {
+  if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+}
+
 }  // namespace
 
 Tokenizer::Tokenizer()
@@ -314,8 +319,7 @@ std::vector<int32_t> Tokenizer::word_ids(std::string_view word) const {
   std::vector<int32_t> ids;
   if (words_.append_ids(word, ids)) return ids;
   std::vector<int> pieces;
-  const auto status = sp().Encode(word, &pieces);
-  if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+  check_encoded(sp().Encode(word, &pieces));
   return {pieces.begin(), pieces.end()};
 }
 
@@ -359,9 +363,7 @@ std::vector<std::vector<int32_t>> Tokenizer::encode_sampled(
       for (std::size_t i = 0; i < texts.size(); ++i) {
         const std::string normalized = normalize(texts[i]);
         for (const std::string_view word : pretokenize(normalized)) {
-          const auto status =
-              processor.SampleEncode(word, -1, static_cast<float>(dropout), &pieces);
-          if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+          check_encoded(processor.SampleEncode(word, -1, static_cast<float>(dropout), &pieces));
           out[i].insert(out[i].end(), pieces.begin(), pieces.end());
         }
       }
@@ -378,8 +380,7 @@ std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {
   std::vector<std::string> pieces;
   std::vector<std::string> part;
   for_each_chunk(preprocess(raw), [&](std::string_view chunk) {
-    const auto status = sp().Encode(chunk, &part);
-    if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+    check_encoded(sp().Encode(chunk, &part));
     for (auto& piece : part) pieces.push_back(std::move(piece));
   });
   return pieces;
