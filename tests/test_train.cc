@@ -79,14 +79,20 @@ OptionRuns train_with(const std::function<void(TrainOptions&)>& set) {
   return runs;
 }
 
+// What every such option must keep: one model for 1 and 2 threads, a different one from training
+// without it, and its value in the model's metadata.
+void expect_reproducible_and_recorded(const OptionRuns& runs, const char* key, double value) {
+  EXPECT_EQ(runs.one_thread, runs.two_threads) << key << ": 1 and 2 threads gave different models";
+  EXPECT_NE(runs.one_thread, runs.without) << key;
+  EXPECT_EQ(options_json(runs.options)[key], value) << key;
+}
+
 // Word dropout draws from each example's own stream: still one model for any thread count, and
 // a different one from training without it. The order task is still learned with a tenth of the
 // words lost.
 TEST(Train, TokenDropoutIsReproducibleAcrossThreads) {
   const OptionRuns runs = train_with([](TrainOptions& o) { o.token_dropout = 0.1; });
-  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
-  EXPECT_NE(runs.one_thread, runs.without);
-  EXPECT_EQ(options_json(runs.options)["token_dropout"], 0.1);  // recorded in the metadata
+  expect_reproducible_and_recorded(runs, "token_dropout", 0.1);
   EXPECT_GE(runs.result.valid_accuracy, 0.7) << "chance is 0.5";
 }
 
@@ -94,9 +100,7 @@ TEST(Train, TokenDropoutIsReproducibleAcrossThreads) {
 // per epoch: still one model for any thread count, and the task is still learned.
 TEST(Train, BpeDropoutIsReproducibleAcrossThreads) {
   const OptionRuns runs = train_with([](TrainOptions& o) { o.bpe_dropout = 0.05; });
-  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
-  EXPECT_NE(runs.one_thread, runs.without);
-  EXPECT_EQ(options_json(runs.options)["bpe_dropout"], 0.05);  // recorded in the metadata
+  expect_reproducible_and_recorded(runs, "bpe_dropout", 0.05);
   EXPECT_GE(runs.result.valid_accuracy, 0.7) << "chance is 0.5";
 }
 
@@ -120,9 +124,7 @@ TEST(Train, UpdateAverageMovesEveryValueTowardTheWeights) {
 // thread count; it is what gets judged and saved, so the file differs from training without it.
 TEST(Train, WeightAverageIsReproducibleAcrossThreads) {
   const OptionRuns runs = train_with([](TrainOptions& o) { o.ema = 0.99; });
-  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
-  EXPECT_NE(runs.one_thread, runs.without);
-  EXPECT_EQ(options_json(runs.options)["ema"], 0.99);  // recorded in the model's metadata
+  expect_reproducible_and_recorded(runs, "ema", 0.99);
   EXPECT_GE(runs.result.valid_accuracy, 0.9)
       << "the average must still know which word comes first";
 }
