@@ -27,6 +27,12 @@ struct TrainCli {
   std::map<std::string, CLI::Option*> by_key;  // JSON key -> option, for --config
 };
 
+// A model file records its options under the names of its config ("n_heads", "n_layers"); the
+// flags say --heads and --layers. Both spellings are accepted, so that `metadata.options` of any
+// model is itself a --config that retrains it.
+const std::map<std::string, std::string> kConfigAliases = {{"n_heads", "heads"},
+                                                           {"n_layers", "layers"}};
+
 // Values from --config for every option not given on the command line.
 void apply_config_file(TrainCli& t) {
   nlohmann::json j;
@@ -36,8 +42,15 @@ void apply_config_file(TrainCli& t) {
     throw InputError(t.config + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) throw InputError(t.config + ": expected a JSON object of options");
+  for (const auto& [alias, key] : kConfigAliases) {
+    if (j.contains(alias) && j.contains(key)) {
+      throw InputError(t.config + ": /" + alias + " and /" + key +
+                       " are the same option; give one");
+    }
+  }
   for (auto it = j.begin(); it != j.end(); ++it) {
-    auto opt = t.by_key.find(it.key());
+    const auto alias = kConfigAliases.find(it.key());
+    auto opt = t.by_key.find(alias == kConfigAliases.end() ? it.key() : alias->second);
     if (opt == t.by_key.end()) throw InputError(t.config + ": /" + it.key() + ": unknown option");
     if (opt->second->count() > 0) continue;  // the command line wins
     const std::string value = it->is_string() ? it->get<std::string>() : it->dump();

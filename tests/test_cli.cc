@@ -497,4 +497,28 @@ TEST_F(Cli, TrainConfigFileAppliesAndFlagsOverrideIt) {
   EXPECT_FALSE(fs::exists(path("u.json")) || fs::exists(path("r.json")));
 }
 
+TEST_F(Cli, TrainConfigFromAModelsMetadataRetrainsItExactly) {
+  const std::string first = path("first.json");
+  const Result a = run("-q train --train " + quote(kTrain) + " -o " + quote(first) + kSmall +
+                       " --seed 5 --lr 0.01 --token-dropout 0.1 --ema 0.9");
+  ASSERT_EQ(a.code, 0) << a.err;
+  // metadata.options spells heads and layers as the config does: n_heads, n_layers.
+  const json options = json::parse(slurp(first))["metadata"]["options"];
+  ASSERT_TRUE(options.contains("n_heads") && options.contains("n_layers")) << options.dump();
+  const std::string recipe = write("recipe.json", options.dump());
+  const std::string second = path("second.json");
+  const Result b = run("-q train --train " + quote(kTrain) + " -o " + quote(second) + " --config " +
+                       quote(recipe) + " --threads 1");
+  ASSERT_EQ(b.code, 0) << b.err;
+  EXPECT_EQ(slurp(second), slurp(first)) << "the recorded options are the whole recipe";
+
+  json both = options;
+  both["heads"] = 2;
+  const Result twice = run("train --train " + quote(kTrain) + " -o " + quote(path("t.json")) +
+                           " --config " + quote(write("both.json", both.dump())));
+  EXPECT_EQ(twice.code, 3) << twice.err;
+  EXPECT_NE(twice.err.find("/n_heads and /heads"), std::string::npos) << twice.err;
+  EXPECT_FALSE(fs::exists(path("t.json")));
+}
+
 }  // namespace

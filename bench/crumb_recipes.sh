@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# The built-in Crumb model's recipe with some options changed, measured on the test split: how
+# the swap-pair accuracy depends on the epochs, the seed and the other options.
+#
+#   bench/crumb_recipes.sh                         # the recipe of models/crumb.json, unchanged
+#   bench/crumb_recipes.sh --epochs 20 --seed 7    # the same recipe with these flags changed
+#
+# The recipe is models/crumb.json's own `metadata.options`, given to `router train --config`;
+# flags given here win over it. One result line per run: the flags, training seconds, best epoch,
+# test accuracy and swap pairs (and, with no flags, whether the model is byte-identical to the
+# committed one). Environment: ROUTER (default build/apps/router), OUT (models and logs, default
+# /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
+# on it).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROUTER=${ROUTER:-build/apps/router}
+OUT=${OUT:-/tmp/crumb-recipes}
+THREADS=${THREADS:-2}
+case "${1:-}" in -h | --help) sed -n '2,13p' "$0"; exit 2 ;; esac
+mkdir -p "$OUT"
+
+name=$(printf '%s' "${*:-committed}" | tr -c 'A-Za-z0-9.=-' '_')
+recipe="$OUT/recipe.json"
+jq '.metadata.options' models/crumb.json > "$recipe"
+model="$OUT/$name.json"
+
+t0=$(date +%s.%N)
+if ! "$ROUTER" train --config "$recipe" --train data/crumb/train.jsonl \
+  --valid data/crumb/valid.jsonl --labels "$(jq -r '.labels | join(",")' models/crumb.json)" \
+  --threads "$THREADS" -o "$model" "$@" 2> "$OUT/$name.log"; then
+  tail -n 5 "$OUT/$name.log" >&2
+  exit 1
+fi
+t1=$(date +%s.%N)
+
+result=$("$ROUTER" -q eval data/crumb/test.jsonl -m "$model" --json)
+line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\ttest_accuracy %.4f\tswap_pairs %.4f (%s/%s)' \
+  "${*:-committed}" "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
+  "$(jq .accuracy <<< "$result")" "$(jq .pair_accuracy <<< "$result")" \
+  "$(jq .pair_groups_right <<< "$result")" "$(jq .pair_groups <<< "$result")")
+if [[ $# -eq 0 ]]; then
+  if cmp -s "$model" models/crumb.json; then
+    line+=$'\tidentical to models/crumb.json'
+  else
+    line+=$'\tDIFFERS from models/crumb.json'
+  fi
+fi
+echo "$line"
