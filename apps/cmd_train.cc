@@ -164,7 +164,9 @@ void add_train_command(CLI::App& app) {
       ->required();
   cmd->add_option("--valid", t->valid, "Validation data (default: hold out --valid-share of --train)");
   cmd->add_option("-o,--output", t->output, "Where to write the model (JSON)")->required();
-  cmd->add_option("--config", t->config, "Options from a JSON object; flags override it");
+  cmd->add_option(
+      "--config", t->config,
+      "Options from a JSON object (a model's metadata.options is one); flags override it");
   auto add = [&](const char* flag, const char* key, auto& var, const char* help) {
     CLI::Option* opt = cmd->add_option(flag, var, help)->capture_default_str();
     t->by_key[key] = opt;
