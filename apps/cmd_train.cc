@@ -27,12 +27,6 @@ struct TrainCli {
   std::map<std::string, CLI::Option*> by_key;  // JSON key -> option, for --config
 };
 
-// A model file records its options under the names of its config ("n_heads", "n_layers"); the
-// flags say --heads and --layers. Both spellings are accepted, so that `metadata.options` of any
-// model is itself a --config that retrains it.
-const std::map<std::string, std::string> kConfigAliases = {{"n_heads", "heads"},
-                                                           {"n_layers", "layers"}};
-
 // Values from --config for every option not given on the command line.
 void apply_config_file(TrainCli& t) {
   nlohmann::json j;
@@ -42,16 +36,15 @@ void apply_config_file(TrainCli& t) {
     throw InputError(t.config + ": not valid JSON: " + e.what());
   }
   if (!j.is_object()) throw InputError(t.config + ": expected a JSON object of options");
-  for (const auto& [alias, key] : kConfigAliases) {
-    if (j.contains(alias) && j.contains(key)) {
-      throw InputError(t.config + ": /" + alias + " and /" + key +
+  std::map<const CLI::Option*, std::string> set_by;  // option -> the key of this file that set it
+  for (auto it = j.begin(); it != j.end(); ++it) {
+    auto opt = t.by_key.find(it.key());
+    if (opt == t.by_key.end()) throw InputError(t.config + ": /" + it.key() + ": unknown option");
+    if (const auto seen = set_by.find(opt->second); seen != set_by.end()) {
+      throw InputError(t.config + ": /" + it.key() + " and /" + seen->second +
                        " are the same option; give one");
     }
-  }
-  for (auto it = j.begin(); it != j.end(); ++it) {
-    const auto alias = kConfigAliases.find(it.key());
-    auto opt = t.by_key.find(alias == kConfigAliases.end() ? it.key() : alias->second);
-    if (opt == t.by_key.end()) throw InputError(t.config + ": /" + it.key() + ": unknown option");
+    set_by[opt->second] = it.key();
     if (opt->second->count() > 0) continue;  // the command line wins
     const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
     try {
@@ -214,6 +207,9 @@ void add_train_command(CLI::App& app) {
   add("--labels", "labels", t->labels, "Comma-separated label order (default: sorted)");
   add("--valid-share", "valid_share", t->valid_share, "Held-out share when --valid is absent")
       ->check(CLI::Range(0.01, 0.5));
+  // A model's metadata.options names these two as its config does, and is a --config too.
+  t->by_key["n_heads"] = t->by_key.at("heads");
+  t->by_key["n_layers"] = t->by_key.at("layers");
   cmd->add_flag("--record-time", t->record_time,
                 "Store the training time in the metadata (the file then differs run to run)");
   cmd->callback([t] { run(*t); });
