@@ -75,8 +75,9 @@ void run(const DemoOptions& o) {
   std::printf("  B  %-30s %s\n\n", cell(pos, pb).c_str(), cell(nopos, nb).c_str());
   std::printf(
       "Without positions the model cannot see order: self-attention is permutation-equivariant\n"
-      "and mean pooling is permutation-invariant, so A and B get %s\n"
+      "and %s pooling is permutation-invariant, so A and B get %s\n"
       "(largest difference between their probability vectors: %s, float rounding).\n",
+      to_string(nopos.config().pooling).c_str(),
       na.label == nb.label ? "the same label and confidence" : "DIFFERENT labels (unexpected)",
       sci(nopos_diff).c_str());
   std::printf("With sinusoidal positions added to the embeddings, %s:\nA -> %s, B -> %s.\n\n",

@@ -38,10 +38,14 @@ nlohmann::json parameter_counts(const Model& model) {
 void run(const InfoOptions& o) {
   const Model model = load_model_or_default(o.model);
   const Config& c = model.config();
-  nlohmann::json config = {{"d_model", c.d_model},   {"n_heads", c.n_heads},
-                           {"head_dim", c.head_dim()}, {"n_layers", c.n_layers},
-                           {"d_ff", c.d_ff},          {"max_len", c.max_len},
-                           {"positional", to_string(c.positional)}};
+  nlohmann::json config = {{"d_model", c.d_model},
+                           {"n_heads", c.n_heads},
+                           {"head_dim", c.head_dim()},
+                           {"n_layers", c.n_layers},
+                           {"d_ff", c.d_ff},
+                           {"max_len", c.max_len},
+                           {"positional", to_string(c.positional)},
+                           {"pooling", to_string(c.pooling)}};
   nlohmann::json counts = parameter_counts(model);
   if (o.json) {
     nlohmann::json j = {{"model", o.model.empty() ? "built-in" : o.model},
@@ -55,7 +59,7 @@ void run(const InfoOptions& o) {
     return;
   }
   std::cout << "model        " << (o.model.empty() ? "built-in" : o.model) << '\n'
-            << "architecture pre-norm transformer encoder, mean pooling\n"
+            << "architecture pre-norm transformer encoder, " << to_string(c.pooling) << " pooling\n"
             << "d_model      " << c.d_model << '\n'
             << "heads        " << c.n_heads << " x " << c.head_dim() << '\n'
             << "layers       " << c.n_layers << '\n'

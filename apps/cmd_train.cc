@@ -20,6 +20,7 @@ namespace {
 struct TrainCli {
   std::string train, valid, output, config;
   std::string positional = "sinusoidal";
+  std::string pooling = "mean";
   std::string labels;
   double valid_share = 0.1;
   bool record_time = false;
@@ -78,6 +79,7 @@ nlohmann::json label_counts(const std::vector<Example>& examples) {
 void run(TrainCli& t) {
   if (!t.config.empty()) apply_config_file(t);
   t.o.positional = positional_from_string(t.positional);
+  t.o.pooling = pooling_from_string(t.pooling);
   t.o.labels = split_list(t.labels);
   if (!t.valid.empty() && same_file(t.train, t.valid)) {
     spdlog::warn("--train and --valid are the same file: validation will not measure generalisation");
@@ -174,6 +176,10 @@ void add_train_command(CLI::App& app) {
       ->check(CLI::Range(1, 8192));
   add("--positional", "positional", t->positional, "sinusoidal or none")
       ->check(CLI::IsMember({"sinusoidal", "none"}));
+  add("--pooling", "pooling", t->pooling,
+      "mean or max: how token vectors become the email's vector (max: each column's largest "
+      "value, so one clause is not diluted in a long email)")
+      ->check(CLI::IsMember({"mean", "max"}));
   add("--vocab-size", "vocab_size", o.vocab_size, "Subword vocabulary size")
       ->check(CLI::Range(300, 1 << 20));
   add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));

@@ -12,6 +12,14 @@ Positional positional_from_string(const std::string& name) {
   throw UsageError("positional must be 'sinusoidal' or 'none', got '" + name + "'");
 }
 
+std::string to_string(Pooling p) { return p == Pooling::kMean ? "mean" : "max"; }
+
+Pooling pooling_from_string(const std::string& name) {
+  if (name == "mean") return Pooling::kMean;
+  if (name == "max") return Pooling::kMax;
+  throw UsageError("pooling must be 'mean' or 'max', got '" + name + "'");
+}
+
 namespace {
 
 void check_range(const std::string& where, const char* field, long value, long lo, long hi) {

@@ -8,6 +8,9 @@
 namespace router {
 
 enum class Positional { kSinusoidal, kNone };
+// How token vectors become one email vector: their mean, or each column's largest value (one
+// clause is not diluted by a long email; see docs/benchmarks.md).
+enum class Pooling { kMean, kMax };
 
 struct Config {
   int d_model = 64;
@@ -16,6 +19,7 @@ struct Config {
   int d_ff = 256;
   int max_len = 128;
   Positional positional = Positional::kSinusoidal;
+  Pooling pooling = Pooling::kMean;
   int vocab_size = 0;  // from the tokenizer
   int num_labels = 0;  // from the label list
 
@@ -25,6 +29,9 @@ struct Config {
 std::string to_string(Positional p);
 // Throws UsageError naming the option for an unknown name.
 Positional positional_from_string(const std::string& name);
+std::string to_string(Pooling p);
+// Throws UsageError for an unknown name.
+Pooling pooling_from_string(const std::string& name);
 
 // Throws ModelError("<where>: /config/<field>: ...") on the first value out of range.
 void validate(const Config& config, const std::string& where);

@@ -83,7 +83,11 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
   }
   cache.x_final = std::move(x);
   layernorm_forward(cache.x_final, P.norm_w, P.norm_b, cache.z, cache.lnf);
-  mean_pool_forward(cache.z, T, batch.lengths, cache.pooled);
+  if (c.pooling == Pooling::kMax) {
+    max_pool_forward(cache.z, T, batch.lengths, cache.pooled, cache.pool_rows);
+  } else {
+    mean_pool_forward(cache.z, T, batch.lengths, cache.pooled);
+  }
   linear_forward(cache.pooled, P.cls_w, &P.cls_b, cache.logits);
 }
 
@@ -95,9 +99,13 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
   // logits = pooled Wc^T + bc
   Mat<S> dpooled = Mat<S>::Zero(batch.B, D);
   linear_backward(dlogits, cache.pooled, P.cls_w, &dpooled, G.cls_w, &G.cls_b);
-  // pooled = mean_{t < len} z_t
+  // pooled = mean_{t < len} z_t, or max_{t < len} z_t per column
   Mat<S> dz = Mat<S>::Zero(N, D);
-  mean_pool_backward(dpooled, T, batch.lengths, dz);
+  if (c.pooling == Pooling::kMax) {
+    max_pool_backward(dpooled, cache.pool_rows, dz);
+  } else {
+    mean_pool_backward(dpooled, T, batch.lengths, dz);
+  }
   // z = LNf(x_final)
   Mat<S> dx = Mat<S>::Zero(N, D);
   layernorm_backward(dz, cache.x_final, P.norm_w, cache.lnf, dx, G.norm_w, G.norm_b);

@@ -1,7 +1,8 @@
 // The whole encoder over a padded batch: embeddings + positions -> L pre-norm blocks -> final
-// norm -> mean pooling -> classifier. forward() fills a cache with every intermediate (explain
-// reads the attention maps from it); backward() walks the same layers in exact reverse order and
-// accumulates into a gradient Params. Legend: B emails, T padded length, D d_model, K labels.
+// norm -> mean or max pooling -> classifier. forward() fills a cache with every intermediate
+// (explain reads the attention maps from it); backward() walks the same layers in exact reverse
+// order and accumulates into a gradient Params. Legend: B emails, T padded length, D d_model, K
+// labels.
 #pragma once
 
 #include <cstdint>
@@ -51,6 +52,7 @@ struct ForwardCache {
   LayerNormCache<S> lnf;
   Mat<S> z;                  // (N, D)
   Mat<S> pooled;             // (B, D)
+  std::vector<int> pool_rows;  // (B*D) with max pooling: the row of z each pooled value is from
   Mat<S> logits;             // (B, K)
 };
 

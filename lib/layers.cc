@@ -1,5 +1,6 @@
 #include "layers.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include <unsupported/Eigen/SpecialFunctions>
@@ -208,6 +209,38 @@ void mean_pool_backward(const Mat<S>& dpooled, int T, const std::vector<int>& le
 }
 
 // ---------------------------------------------------------------------------------------------
+// Max pooling
+
+template <typename S>
+void max_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, Mat<S>& pooled,
+                      std::vector<int>& rows) {
+  const int B = static_cast<int>(lengths.size());
+  const auto D = z.cols();
+  pooled.resize(B, D);
+  rows.resize(static_cast<size_t>(B) * D);
+  for (int b = 0; b < B; ++b) {
+    // Row by row, so z is read in its storage order.
+    int* arg = rows.data() + static_cast<size_t>(b) * D;
+    std::fill(arg, arg + D, b * T);
+    pooled.row(b) = z.row(b * T);
+    for (int t = 1; t < lengths[b]; ++t) {
+      const int r = b * T + t;
+      for (Eigen::Index d = 0; d < D; ++d) {
+        if (z(r, d) > pooled(b, d)) pooled(b, d) = z(r, d), arg[d] = r;
+      }
+    }
+  }
+}
+
+template <typename S>
+void max_pool_backward(const Mat<S>& dpooled, const std::vector<int>& rows, Mat<S>& dz) {
+  const auto D = dpooled.cols();
+  for (Eigen::Index b = 0; b < dpooled.rows(); ++b) {
+    for (Eigen::Index d = 0; d < D; ++d) dz(rows[b * D + d], d) += dpooled(b, d);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Softmax cross-entropy with label smoothing
 
 template <typename S>
@@ -239,26 +272,29 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
   return loss / B;
 }
 
-#define ROUTER_INSTANTIATE_LAYERS(S)                                                            \
-  template void dropout_mask<S>(const DropoutSpec&, int, int, const std::vector<int>&, Mat<S>&); \
-  template void layernorm_forward<S>(const Mat<S>&, const Vec<S>&, const Vec<S>&, Mat<S>&,     \
-                                     LayerNormCache<S>&);                                      \
-  template void layernorm_backward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>&,             \
-                                      const LayerNormCache<S>&, Mat<S>&, Vec<S>&, Vec<S>&);    \
-  template void linear_forward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*, Mat<S>&);       \
-  template void linear_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, Mat<S>*,       \
-                                   Mat<S>&, Vec<S>*);                                          \
-  template void gelu_forward<S>(const Mat<S>&, Mat<S>&);                                       \
-  template void gelu_backward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                       \
-  template void attention_forward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,    \
-                                     const std::vector<int>&, const DropoutSpec&, int, Mat<S>&, \
-                                     AttentionCache<S>&);                                      \
-  template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&,             \
-                                      const Mat<S>&, int, int, const std::vector<int>&,        \
-                                      const AttentionCache<S>&, Mat<S>&, Mat<S>&, Mat<S>&);    \
-  template void mean_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);    \
-  template void mean_pool_backward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);   \
-  template Vec<S> softmax<S>(const Vec<S>&, double);                                           \
+#define ROUTER_INSTANTIATE_LAYERS(S)                                                               \
+  template void dropout_mask<S>(const DropoutSpec&, int, int, const std::vector<int>&, Mat<S>&);   \
+  template void layernorm_forward<S>(const Mat<S>&, const Vec<S>&, const Vec<S>&, Mat<S>&,         \
+                                     LayerNormCache<S>&);                                          \
+  template void layernorm_backward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>&,                 \
+                                      const LayerNormCache<S>&, Mat<S>&, Vec<S>&, Vec<S>&);        \
+  template void linear_forward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*, Mat<S>&);           \
+  template void linear_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, Mat<S>*, Mat<S>&,  \
+                                   Vec<S>*);                                                       \
+  template void gelu_forward<S>(const Mat<S>&, Mat<S>&);                                           \
+  template void gelu_backward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                           \
+  template void attention_forward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,        \
+                                     const std::vector<int>&, const DropoutSpec&, int, Mat<S>&,    \
+                                     AttentionCache<S>&);                                          \
+  template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, const Mat<S>&,  \
+                                      int, int, const std::vector<int>&, const AttentionCache<S>&, \
+                                      Mat<S>&, Mat<S>&, Mat<S>&);                                  \
+  template void mean_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);        \
+  template void mean_pool_backward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);       \
+  template void max_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&,          \
+                                    std::vector<int>&);                                            \
+  template void max_pool_backward<S>(const Mat<S>&, const std::vector<int>&, Mat<S>&);             \
+  template Vec<S> softmax<S>(const Vec<S>&, double);                                               \
   template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);
 
 ROUTER_INSTANTIATE_LAYERS(float)

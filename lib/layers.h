@@ -83,6 +83,16 @@ void mean_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, 
 template <typename S>
 void mean_pool_backward(const Mat<S>& dpooled, int T, const std::vector<int>& lengths, Mat<S>& dz);
 
+// ---- max pooling: each column's largest value over the real tokens of each email ----
+// z: (B*T, D) -> pooled: (B, D); rows: (B*D) the row of z each value came from (the first on a
+// tie), which is where the backward pass sends its gradient.
+template <typename S>
+void max_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, Mat<S>& pooled,
+                      std::vector<int>& rows);
+// dpooled: (B, D) -> dz += (B*T, D)
+template <typename S>
+void max_pool_backward(const Mat<S>& dpooled, const std::vector<int>& rows, Mat<S>& dz);
+
 // ---- softmax cross-entropy with label smoothing, mean over the batch ----
 // logits: (B, K), targets: (B) -> loss; dlogits = d loss / d logits (B, K), overwritten.
 template <typename S>

@@ -58,6 +58,7 @@ std::string model_to_binary(const Model& model, const std::string& known_words) 
                            {"d_ff", c.d_ff},
                            {"max_len", c.max_len},
                            {"positional", to_string(c.positional)},
+                           {"pooling", to_string(c.pooling)},
                            {"vocab_size", c.vocab_size},
                            {"labels", model.labels()},
                            {"temperature", model.temperature()},
@@ -99,6 +100,7 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
     c.d_ff = header_int(h, "d_ff", name);
     c.max_len = header_int(h, "max_len", name);
     c.positional = positional_from_string(h.at("positional").get<std::string>());
+    c.pooling = pooling_from_string(h.value("pooling", std::string("mean")));
     validate(c, name);
     auto labels = h.at("labels").get<std::vector<std::string>>();
     // The same label rules as the JSON file: the classifier's size comes from this list.
@@ -187,7 +189,7 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
     return model;
   } catch (const nlohmann::json::exception& e) {
     throw ModelError(name + ": bad binary model header: " + e.what());
-  } catch (const UsageError& e) {  // from positional_from_string
+  } catch (const UsageError& e) {  // from positional_from_string, pooling_from_string
     throw ModelError(name + ": bad binary model header: " + e.what());
   }
 }

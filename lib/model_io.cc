@@ -125,8 +125,13 @@ Config read_config(const Checker& c, const json& j) {
   } else {
     c.fail(p + "/positional", "expected 'sinusoidal' or 'none', got '" + pos + "'");
   }
-  if (j.contains("pooling") && c.string(j["pooling"], p + "/pooling") != "mean") {
-    c.fail(p + "/pooling", "only 'mean' is supported");
+  if (j.contains("pooling")) {
+    const std::string& pool = c.string(j["pooling"], p + "/pooling");
+    if (pool == "max") {
+      config.pooling = Pooling::kMax;
+    } else if (pool != "mean") {
+      c.fail(p + "/pooling", "expected 'mean' or 'max', got '" + pool + "'");
+    }
   }
   if (j.contains("norm") && c.string(j["norm"], p + "/norm") != "pre") {
     c.fail(p + "/norm", "only 'pre' is supported");
@@ -330,7 +335,7 @@ std::string model_to_json(const Model& model) {
                        {"d_ff", cfg.d_ff},
                        {"max_len", cfg.max_len},
                        {"positional", to_string(cfg.positional)},
-                       {"pooling", "mean"},
+                       {"pooling", to_string(cfg.pooling)},
                        {"norm", "pre"}});
   field("labels", model.labels());
   field("tokenizer", json{{"type", "sentencepiece-bpe"},

@@ -174,6 +174,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   cfg.d_ff = o.d_ff;
   cfg.max_len = o.max_len;
   cfg.positional = o.positional;
+  cfg.pooling = o.pooling;
   cfg.vocab_size = tok.vocab_size();
   cfg.num_labels = static_cast<int>(labels.size());
   try {
@@ -337,6 +338,7 @@ nlohmann::json options_json(const TrainOptions& o) {
           {"d_ff", o.d_ff},
           {"max_len", o.max_len},
           {"positional", to_string(o.positional)},
+          {"pooling", to_string(o.pooling)},
           {"vocab_size", o.vocab_size},
           {"epochs", o.epochs},
           {"batch_size", o.batch_size},

@@ -25,6 +25,7 @@ struct TrainOptions {
   int d_ff = 256;
   int max_len = 128;
   Positional positional = Positional::kSinusoidal;
+  Pooling pooling = Pooling::kMean;
   int vocab_size = 4000;
   int epochs = 20;
   int batch_size = 32;

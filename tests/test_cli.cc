@@ -497,6 +497,30 @@ TEST_F(Cli, TrainConfigFileAppliesAndFlagsOverrideIt) {
   EXPECT_FALSE(fs::exists(path("u.json")) || fs::exists(path("r.json")));
 }
 
+TEST_F(Cli, TrainPoolingMaxIsRecordedAndUsed) {
+  const std::string out = path("max.json");
+  const Result t =
+      run("-q train --train " + quote(kTrain) + " -o " + quote(out) + kSmall + " --pooling max");
+  ASSERT_EQ(t.code, 0) << t.err;
+  const Result info = run("info --json -m " + quote(out));
+  ASSERT_EQ(info.code, 0) << info.err;
+  const json j = json::parse(info.out);
+  EXPECT_EQ(j["config"]["pooling"], "max");
+  EXPECT_EQ(j["metadata"]["options"]["pooling"], "max");
+  EXPECT_EQ(json::parse(slurp(out))["config"]["pooling"], "max");
+  const Result text = run("info -m " + quote(out));
+  EXPECT_NE(text.out.find("encoder, max pooling"), std::string::npos) << text.out;
+  const Result c = run("classify -m " + quote(out) + " 'where is my order'");
+  ASSERT_EQ(c.code, 0) << c.err;
+  expect_label_line(split(c.out, '\n')[0]);
+
+  const Result bad = run("train --train " + quote(kTrain) + " -o " + quote(path("bad.json")) +
+                         kSmall + " --pooling sum");
+  EXPECT_EQ(bad.code, 2) << bad.err;
+  EXPECT_NE(bad.err.find("--pooling"), std::string::npos) << bad.err;
+  EXPECT_FALSE(fs::exists(path("bad.json")));
+}
+
 TEST_F(Cli, TrainConfigFromAModelsMetadataRetrainsItExactly) {
   const std::string first = path("first.json");
   const Result a = run("-q train --train " + quote(kTrain) + " -o " + quote(first) + kSmall +

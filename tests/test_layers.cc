@@ -229,6 +229,38 @@ TEST(MeanPool, MatchesPyTorch) {
   EXPECT_TRUE(all_close("dz", dz, as_matrix<double>(f["dz"]), 1e-12));
 }
 
+TEST(MaxPool, MatchesPyTorch) {
+  const auto& f = fixtures()["max_pool"];
+  M z = as_matrix<double>(f["z"]), pooled;  // (B*T, D); padding slots of email 0 hold 10.0
+  const auto lengths = f["lengths"].get<std::vector<int>>();
+  const int T = f["z"]["shape"][1];
+  std::vector<int> rows;
+  max_pool_forward(z, T, lengths, pooled, rows);
+  EXPECT_TRUE(all_close("pooled", pooled, as_matrix<double>(f["pooled"]), 1e-12));
+  M dz = M::Zero(z.rows(), z.cols());
+  max_pool_backward(as_matrix<double>(f["dpooled"]), rows, dz);
+  EXPECT_TRUE(all_close("dz", dz, as_matrix<double>(f["dz"]), 1e-12));
+}
+
+TEST(MaxPool, GradientCheck) {
+  // Random values: no ties, so the maximum is differentiable at this point.
+  const int T = 6;
+  const std::vector<int> lengths = {4, 6, 1};
+  M z = random_matrix(3 * T, 5, 21), R = random_matrix(3, 5, 22), pooled;
+  std::vector<int> rows;
+  auto loss = [&] {
+    max_pool_forward(z, T, lengths, pooled, rows);
+    return (pooled.array() * R.array()).sum();
+  };
+  loss();
+  M dz = M::Zero(z.rows(), z.cols());
+  max_pool_backward(R, rows, dz);
+  EXPECT_TRUE(grad_check("dz", z.data(), z.size(), dz.data(), loss));
+  for (int b = 0; b < 3; ++b) {  // nothing flows to the padding
+    EXPECT_EQ(dz.block(b * T + lengths[b], 0, T - lengths[b], 5).cwiseAbs().sum(), 0.0);
+  }
+}
+
 TEST(Dropout, MaskDependsOnlyOnKeyAndSite) {
   std::vector<uint64_t> keys = {7, 8};
   DropoutSpec spec{0.5, &keys};

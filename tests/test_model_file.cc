@@ -115,8 +115,8 @@ std::vector<Broken> broken_files() {
       {"unknown_positional",
        [] { return edited([](ojson& j) { j["config"]["positional"] = "learned"; }); },
        "/config/positional", "got 'learned'"},
-      {"unknown_pooling", [] { return edited([](ojson& j) { j["config"]["pooling"] = "max"; }); },
-       "/config/pooling", "only 'mean'"},
+      {"unknown_pooling", [] { return edited([](ojson& j) { j["config"]["pooling"] = "sum"; }); },
+       "/config/pooling", "expected 'mean' or 'max', got 'sum'"},
       {"unknown_tensor",
        [] {
          return edited(
@@ -328,6 +328,22 @@ TEST(ModelFile, BinaryRoundTripGivesIdenticalPredictions) {
   expect_same_predictions(m, b);
   EXPECT_EQ(router::model_to_binary(b), blob);
   EXPECT_EQ(router::model_to_json(b), tiny_text());
+}
+
+// "pooling": "max" is kept through the JSON and the binary form, and it is what predicts.
+TEST(ModelFile, MaxPoolingRoundTripsAndIsUsed) {
+  const std::string text = edited([](ojson& j) { j["config"]["pooling"] = "max"; });
+  const router::Model m = router::load_model_from_string(text, "max.json");
+  EXPECT_EQ(m.config().pooling, router::Pooling::kMax);
+  const std::string json = router::model_to_json(m);
+  EXPECT_NE(json.find("\"pooling\":\"max\""), std::string::npos);
+  expect_same_predictions(m, router::load_model_from_string(json, "again.json"));
+  const router::Model b = router::model_from_binary(router::model_to_binary(m), "max.bin");
+  EXPECT_EQ(b.config().pooling, router::Pooling::kMax);
+  expect_same_predictions(m, b);
+  const router::Model mean = router::load_model_from_string(tiny_text(), "tiny.json");
+  EXPECT_NE(m.predict("please cancel my order 5521").probs,
+            mean.predict("please cancel my order 5521").probs);
 }
 
 // The table of known words rides after the tensors: the model predicts as before, its words are

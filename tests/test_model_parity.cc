@@ -29,6 +29,7 @@ Fixture load(const std::string& name) {
   f.config.d_ff = c["d_ff"];
   f.config.max_len = c["max_len"];
   f.config.positional = c["positional"] == "none" ? Positional::kNone : Positional::kSinusoidal;
+  f.config.pooling = c["pooling"] == "max" ? Pooling::kMax : Pooling::kMean;
   f.config.vocab_size = f.j["vocab_size"];
   f.config.num_labels = f.j["num_labels"];
   f.batch.B = f.j["ids"]["shape"][0];
@@ -132,6 +133,21 @@ TEST(ModelParity, GradientsDouble) { check_gradients<double>(load("model_small.j
 TEST(ModelParity, GradientsFloat) { check_gradients<float>(load("model_small.json"), 1e-4); }
 TEST(ModelParity, GradientsNoPositions) {
   check_gradients<double>(load("model_small_nopos.json"), 1e-10);
+}
+
+TEST(ModelParity, MaxPooling) {
+  const Fixture f = load("model_small_maxpool.json");
+  ASSERT_EQ(f.config.pooling, Pooling::kMax);
+  check_gradients<double>(f, 1e-10);
+  check_gradients<float>(f, 1e-4);
+  const Params<double> p = load_params<double>(f.config, f.j["params"]);
+  ForwardCache<double> cache;
+  encoder_forward(p, f.config, sinusoid_table(f.config.max_len, f.config.d_model), f.batch, 0.0,
+                  cache);
+  EXPECT_TRUE(
+      all_close("pooled", cache.pooled, as_matrix<double>(f.j["forward"]["pooled"]), 1e-10, 1e-10));
+  EXPECT_TRUE(
+      all_close("logits", cache.logits, as_matrix<double>(f.j["forward"]["logits"]), 1e-10, 1e-10));
 }
 
 TEST(ModelParity, NoPositionsIgnoresTokenOrder) {

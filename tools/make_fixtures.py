@@ -64,8 +64,8 @@ def batch():
             torch.tensor(SMALL_TARGETS))
 
 
-def small_model(positional, seed):
-    cfg = dict(SMALL_CONFIG, positional=positional)
+def small_model(positional, seed, pooling="mean"):
+    cfg = dict(SMALL_CONFIG, positional=positional, pooling=pooling)
     model = ref.RouterRef(SMALL_V, SMALL_K, **cfg).to(DT).eval()  # eval: dropout off
     random_params(model, torch.Generator().manual_seed(seed))
     return model, cfg
@@ -147,6 +147,16 @@ def model_small_nopos():
     return doc
 
 
+def model_small_maxpool():
+    model, cfg = small_model("sinusoidal", seed=20240603, pooling="max")
+    doc = model_header(model, cfg)
+    rec, loss, grads = loss_and_grads(model)
+    doc["forward"] = {n: T(rec[n]) for n in ("norm", "pooled", "logits", "probs")}
+    doc["loss"] = loss
+    doc["grads"] = grads
+    return doc
+
+
 def grads_of(out, dout, inputs):
     return torch.autograd.grad(out, inputs, dout, retain_graph=True)
 
@@ -214,6 +224,17 @@ def layers():
     (dz,) = grads_of(pooled, dpooled, (z,))
     doc["mean_pool"] = {"z": T(z), "lengths": lengths.tolist(), "pooled": T(pooled),
                         "dpooled": T(dpooled), "dz": T(dz)}
+
+    # Max pooling over the real tokens: the padding slots hold the largest values, so a pooling
+    # that read them would be caught.
+    z = randn(gen, 2, 5, 3)
+    z[0, 3:] = 10.0
+    z.requires_grad_(True)
+    pooled = z.masked_fill(ref.key_padding_mask(lengths, 5)[:, :, None], float("-inf")).max(1).values
+    dpooled = randn(gen, 2, 3)
+    (dz,) = grads_of(pooled, dpooled, (z,))
+    doc["max_pool"] = {"z": T(z), "lengths": lengths.tolist(), "pooled": T(pooled),
+                       "dpooled": T(dpooled), "dz": T(dz)}
     return doc
 
 
@@ -236,6 +257,7 @@ def main():
     os.makedirs(args.out, exist_ok=True)
     for name, make in (("model_small.json", model_small),
                        ("model_small_nopos.json", model_small_nopos),
+                       ("model_small_maxpool.json", model_small_maxpool),
                        ("layers.json", layers), ("sinusoid.json", sinusoid)):
         path = os.path.join(args.out, name)
         ref.write_atomic(path, ref.json_dumps(make()))

@@ -138,12 +138,12 @@ class RouterRef(nn.Module):
         super().__init__()
         if positional not in ("sinusoidal", "none"):
             raise ValueError(f"positional must be sinusoidal or none, got {positional!r}")
-        if pooling != "mean" or norm != "pre":
-            raise ValueError("only pooling 'mean' and norm 'pre' exist")
+        if pooling not in ("mean", "max") or norm != "pre":
+            raise ValueError("pooling must be mean or max, and norm pre")
         self.vocab_size, self.num_labels = vocab_size, num_labels
         self.d_model, self.n_heads, self.n_layers = d_model, n_heads, n_layers
         self.d_ff, self.max_len, self.positional = d_ff, max_len, positional
-        self.dropout = dropout
+        self.dropout, self.pooling = dropout, pooling
         self.embed = nn.Embedding(vocab_size, d_model)  # E: (V, D)
         self.layers = nn.ModuleList(
             [Block(d_model, n_heads, d_ff, dropout) for _ in range(n_layers)])
@@ -157,7 +157,7 @@ class RouterRef(nn.Module):
     def config(self):
         return {"d_model": self.d_model, "n_heads": self.n_heads, "n_layers": self.n_layers,
                 "d_ff": self.d_ff, "max_len": self.max_len, "positional": self.positional,
-                "pooling": "mean", "norm": "pre"}
+                "pooling": self.pooling, "norm": "pre"}
 
     def reset_parameters_spec(self, generator=None):
         """The init of docs/architecture.md in distribution (torch RNG, not router's splitmix64)."""
@@ -191,7 +191,10 @@ class RouterRef(nn.Module):
             x = layer(x, lengths, rec, f"layers.{l}.")
         z = self.norm(x)  # (B, T, D)
         pad = key_padding_mask(lengths, T)[:, :, None]  # (B, T, 1)
-        pooled = z.masked_fill(pad, 0.0).sum(dim=1) / lengths.to(z.dtype)[:, None]  # (B, D)
+        if self.pooling == "max":  # each column's largest value over the real tokens
+            pooled = z.masked_fill(pad, float("-inf")).max(dim=1).values  # (B, D)
+        else:
+            pooled = z.masked_fill(pad, 0.0).sum(dim=1) / lengths.to(z.dtype)[:, None]  # (B, D)
         logits = self.classifier(pooled)  # (B, K)
         if rec is None:
             return logits
