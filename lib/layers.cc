@@ -226,7 +226,10 @@ void max_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, M
     for (int t = 1; t < lengths[b]; ++t) {
       const int r = b * T + t;
       for (Eigen::Index d = 0; d < D; ++d) {
-        if (z(r, d) > pooled(b, d)) pooled(b, d) = z(r, d), arg[d] = r;
+        if (z(r, d) > pooled(b, d)) {
+          pooled(b, d) = z(r, d);
+          arg[d] = r;
+        }
       }
     }
   }
