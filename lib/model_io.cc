@@ -127,9 +127,9 @@ Config read_config(const Checker& c, const json& j) {
   }
   if (j.contains("pooling")) {
     const std::string& pool = c.string(j["pooling"], p + "/pooling");
-    if (pool == "max") {
-      config.pooling = Pooling::kMax;
-    } else if (pool != "mean") {
+    try {
+      config.pooling = pooling_from_string(pool);
+    } catch (const UsageError&) {
       c.fail(p + "/pooling", "expected 'mean' or 'max', got '" + pool + "'");
     }
   }
