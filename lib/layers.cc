@@ -9,6 +9,19 @@
 
 namespace router {
 
+namespace {
+
+// Eigen cuts a matrix product's inner dimension into blocks sized from the L1 cache it detects
+// at run time, and the block size fixes the order in which each dot product is summed. With the
+// cache sizes pinned, a model trains to the same bits on any machine with the same vector
+// instructions, not only on one with the same caches.
+const bool kGemmBlockingPinned = [] {
+  Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes);
+  return true;
+}();
+
+}  // namespace
+
 template <typename S>
 void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
                   Mat<S>& mask) {

@@ -5,12 +5,19 @@
 // lengths[b] are real tokens and the rest padding.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "tensor.h"
 
 namespace router {
+
+// The cache sizes every matrix product is blocked for, whatever the machine has (set when the
+// library loads; see layers.cc). These are the values the built-in models were trained with.
+constexpr std::ptrdiff_t kGemmL1Bytes = 48 * 1024;
+constexpr std::ptrdiff_t kGemmL2Bytes = 1024 * 1024;
+constexpr std::ptrdiff_t kGemmL3Bytes = 32 * 1024 * 1024;
 
 // Inverted dropout masks, drawn from a stream that depends only on (key, site), never on
 // threads or batch composition, so training is reproducible for any thread count.

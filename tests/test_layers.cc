@@ -296,5 +296,30 @@ TEST(Dropout, BulkMaskMakesTheDecisionsOfUniform) {
   EXPECT_EQ(above, 0.0f);
 }
 
+// Eigen blocks a product's inner dimension by the L1 size it believes in, and the blocks fix the
+// order of each sum. The library pins the sizes, so a weight gradient over 800 token rows (dy^T x,
+// as in linear_backward) has the same bits on every machine; blocked for a 32 KiB L1 instead, some
+// of its sums round differently.
+TEST(Linear, ProductBlockingIsPinned) {
+  EXPECT_EQ(Eigen::l1CacheSize(), kGemmL1Bytes);
+  EXPECT_EQ(Eigen::l2CacheSize(), kGemmL2Bytes);
+  EXPECT_EQ(Eigen::l3CacheSize(), kGemmL3Bytes);
+  const Mat<float> dy = random_matrix(800, 64, 31).cast<float>();
+  const Mat<float> x = random_matrix(800, 64, 32).cast<float>();
+  const Mat<float> W = Mat<float>::Zero(64, 64);
+  auto weight_gradient = [&] {
+    Mat<float> dW = Mat<float>::Zero(64, 64);
+    linear_backward<float>(dy, x, W, nullptr, dW, nullptr);
+    return dW;
+  };
+  const Mat<float> pinned = weight_gradient();
+  Eigen::setCpuCacheSizes(32 * 1024, kGemmL2Bytes, kGemmL3Bytes);
+  const Mat<float> other = weight_gradient();
+  Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes);
+  EXPECT_EQ(weight_gradient(), pinned);
+  EXPECT_NE(other, pinned);
+  EXPECT_TRUE(other.isApprox(pinned, 1e-5f));
+}
+
 }  // namespace
 }  // namespace router
