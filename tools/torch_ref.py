@@ -442,7 +442,9 @@ def load_router_json(path, dtype=torch.float32):
             bad(f"/config/{k}", f"expected an integer in {lo}..{hi}, got {v!r}")
     if config["d_model"] % config["n_heads"]:
         bad("/config/n_heads", "must divide d_model")
-    for k, allowed in (("positional", ("sinusoidal", "none")), ("pooling", ("mean",)),
+    config = dict(config)
+    config.setdefault("pooling", "mean")  # as router: an absent pooling means mean
+    for k, allowed in (("positional", ("sinusoidal", "none")), ("pooling", ("mean", "max")),
                        ("norm", ("pre",))):
         if config.get(k) not in allowed:
             bad(f"/config/{k}", f"expected one of {list(allowed)}, got {config.get(k)!r}")
