@@ -10,35 +10,43 @@
 # test accuracy and swap pairs (and, with no flags, whether the model is byte-identical to the
 # committed one). Environment: ROUTER (default build/apps/router), OUT (models and logs, default
 # /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
-# on it).
+# on it), TRAIN, VALID and TEST (the splits, default data/crumb/*.jsonl: set TRAIN to try another
+# training split against the same validation and test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUTER=${ROUTER:-build/apps/router}
 OUT=${OUT:-/tmp/crumb-recipes}
 THREADS=${THREADS:-2}
-case "${1:-}" in -h | --help) sed -n '2,13p' "$0"; exit 2 ;; esac
+TRAIN=${TRAIN:-data/crumb/train.jsonl}
+VALID=${VALID:-data/crumb/valid.jsonl}
+TEST=${TEST:-data/crumb/test.jsonl}
+case "${1:-}" in -h | --help) sed -n '2,14p' "$0"; exit 2 ;; esac
 mkdir -p "$OUT"
 
-name=$(printf '%s' "${*:-committed}" | tr -c 'A-Za-z0-9.=-' '_')
+label="${*:-committed}"
+[[ $TEST == data/crumb/test.jsonl ]] || label="TEST=$TEST $label"
+[[ $VALID == data/crumb/valid.jsonl ]] || label="VALID=$VALID $label"
+[[ $TRAIN == data/crumb/train.jsonl ]] || label="TRAIN=$TRAIN $label"
+name=$(printf '%s' "$label" | tr -c 'A-Za-z0-9.=-' '_')
 recipe="$OUT/recipe.json"
 jq '.metadata.options' models/crumb.json > "$recipe"
 model="$OUT/$name.json"
 
 t0=$(date +%s.%N)
-if ! "$ROUTER" train --config "$recipe" --train data/crumb/train.jsonl \
-  --valid data/crumb/valid.jsonl --labels "$(jq -r '.labels | join(",")' models/crumb.json)" \
+if ! "$ROUTER" train --config "$recipe" --train "$TRAIN" \
+  --valid "$VALID" --labels "$(jq -r '.labels | join(",")' models/crumb.json)" \
   --threads "$THREADS" -o "$model" "$@" 2> "$OUT/$name.log"; then
   tail -n 5 "$OUT/$name.log" >&2
   exit 1
 fi
 t1=$(date +%s.%N)
 
-result=$("$ROUTER" -q eval data/crumb/test.jsonl -m "$model" --json)
+result=$("$ROUTER" -q eval "$TEST" -m "$model" --json)
 line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\ttest_accuracy %.4f\tswap_pairs %.4f (%s/%s)' \
-  "${*:-committed}" "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
+  "$label" "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
   "$(jq .accuracy <<< "$result")" "$(jq .pair_accuracy <<< "$result")" \
   "$(jq .pair_groups_right <<< "$result")" "$(jq .pair_groups <<< "$result")")
-if [[ $# -eq 0 ]]; then
+if [[ $# -eq 0 && $TRAIN == data/crumb/train.jsonl && $VALID == data/crumb/valid.jsonl ]]; then
   if cmp -s "$model" models/crumb.json; then
     line+=$'\tidentical to models/crumb.json'
   else
