@@ -10,8 +10,8 @@
 # test accuracy and swap pairs (and, with no flags, whether the model is byte-identical to the
 # committed one). Environment: ROUTER (default build/apps/router), OUT (models and logs, default
 # /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
-# on it), TRAIN, VALID and TEST (the splits, default data/crumb/*.jsonl: set TRAIN to try another
-# training split against the same validation and test).
+# on it), TRAIN, VALID and TEST (the splits, default data/crumb/*.jsonl, relative to the
+# repository's root: set TRAIN to try another training split against the same validation and test).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUTER=${ROUTER:-build/apps/router}
