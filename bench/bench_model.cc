@@ -21,7 +21,8 @@ void set_flops(benchmark::State& state, double flops_per_iteration) {
       benchmark::Counter(flops_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
 }
 
-// One email of n tokens through layer 0's attention: u (n, D) -> out (n, D).
+// One email of n tokens through layer 0's attention: u (n, D) -> out (n, D). attention_forward
+// is training's (it keeps the attention maps for the backward pass).
 void BM_AttentionForward(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const Config& c = crumb().config();
@@ -43,17 +44,36 @@ void BM_AttentionForward(benchmark::State& state) {
 }
 BENCHMARK(BM_AttentionForward)->RangeMultiplier(2)->Range(16, 512)->Unit(benchmark::kMicrosecond);
 
-// The whole model on one email of n real tokens (ids from the test emails), a fresh cache per
-// call as in Model::logits. Time per iteration = time per email.
+// The same through attention_infer, the inference path (no cache, no matrix products per head).
+void BM_AttentionInfer(benchmark::State& state) {
+  const int n = static_cast<int>(state.range(0));
+  const Config& c = crumb().config();
+  const auto& W = crumb().params().layers[0];
+  std::mt19937 gen(1);
+  std::normal_distribution<float> normal;
+  Mat<float> u(n, c.d_model);
+  for (Eigen::Index i = 0; i < u.size(); ++i) u.data()[i] = normal(gen);
+  const std::vector<int> lengths{n};
+  for (auto _ : state) {
+    Mat<float> out;
+    attention_infer(u, W.qkv_w, W.out_w, c.n_heads, n, lengths, out);
+    benchmark::DoNotOptimize(out.data());
+  }
+  set_flops(state, attention_flops(c.d_model, n));
+  state.counters["tokens"] = n;
+}
+BENCHMARK(BM_AttentionInfer)->RangeMultiplier(2)->Range(16, 512)->Unit(benchmark::kMicrosecond);
+
+// The whole model on one email of n real tokens (ids from the test emails) through
+// encoder_logits, as Model::logits runs it. Time per iteration = time per email.
 void BM_ModelForward(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const Model& m = crumb();
   const std::vector<int32_t> ids = real_ids(n);
   for (auto _ : state) {
     const Batch batch = make_batch({&ids});
-    ForwardCache<float> cache;
-    encoder_forward(m.params(), m.config(), long_positions(), batch, 0.0, cache);
-    benchmark::DoNotOptimize(cache.logits.data());
+    const Mat<float> logits = encoder_logits(m.params(), m.config(), long_positions(), batch);
+    benchmark::DoNotOptimize(logits.data());
   }
   const Config& c = m.config();
   set_flops(state, forward_flops(c, n));
@@ -67,8 +87,8 @@ void BM_ModelForward(benchmark::State& state) {
 }
 BENCHMARK(BM_ModelForward)->RangeMultiplier(2)->Range(16, 512)->Unit(benchmark::kMicrosecond);
 
-// The 1,760 test emails in batches of B, either sorted by length (as infer_logits does) or in
-// input order (more padding), one thread. Items = emails.
+// The 1,760 test emails in batches of B through encoder_logits, either sorted by length (as
+// infer_logits does) or in input order (more padding), one thread. Items = emails.
 void BM_BatchedForward(benchmark::State& state) {
   const int B = static_cast<int>(state.range(0));
   const bool sorted = state.range(1) != 0;
@@ -95,9 +115,8 @@ void BM_BatchedForward(benchmark::State& state) {
   }
   for (auto _ : state) {
     for (const Batch& batch : batches) {
-      ForwardCache<float> cache;
-      encoder_forward(m.params(), m.config(), m.positions(), batch, 0.0, cache);
-      benchmark::DoNotOptimize(cache.logits.data());
+      const Mat<float> logits = encoder_logits(m.params(), m.config(), m.positions(), batch);
+      benchmark::DoNotOptimize(logits.data());
     }
   }
   state.SetItemsProcessed(state.iterations() * n);

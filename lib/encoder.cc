@@ -92,6 +92,43 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
 }
 
 template <typename S>
+Mat<S> encoder_logits(const Params<S>& P, const Config& c, const Mat<S>& positions,
+                      const Batch& batch, const S* embed_rows) {
+  const int D = c.d_model, T = batch.T, N = batch.B * T;
+  const Eigen::Map<const Mat<S>> E(embed_rows ? embed_rows : P.embed.data(),
+                                   embed_rows ? c.vocab_size : P.embed.rows(), D);
+  Mat<S> x = Mat<S>::Zero(N, D);
+  for (int b = 0; b < batch.B; ++b) {
+    for (int t = 0; t < batch.lengths[b]; ++t) {
+      x.row(b * T + t) = E.row(batch.ids[b * T + t]);
+      if (c.positional == Positional::kSinusoidal) x.row(b * T + t) += positions.row(t);
+    }
+  }
+  Mat<S> u, branch, pre, act;
+  LayerNormCache<S> stats;  // written, not needed
+  for (const auto& W : P.layers) {
+    layernorm_forward(x, W.ln1_w, W.ln1_b, u, stats);
+    attention_infer(u, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, branch);
+    x += branch;
+    layernorm_forward(x, W.ln2_w, W.ln2_b, u, stats);
+    linear_forward(u, W.fc1_w, &W.fc1_b, pre);
+    gelu_forward(pre, act);
+    linear_forward(act, W.fc2_w, &W.fc2_b, branch);
+    x += branch;
+  }
+  layernorm_forward(x, P.norm_w, P.norm_b, u, stats);
+  Mat<S> pooled, logits;
+  if (c.pooling == Pooling::kMax) {
+    std::vector<int> rows;
+    max_pool_forward(u, T, batch.lengths, pooled, rows);
+  } else {
+    mean_pool_forward(u, T, batch.lengths, pooled);
+  }
+  linear_forward(pooled, P.cls_w, &P.cls_b, logits);
+  return logits;
+}
+
+template <typename S>
 void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, double dropout,
                       const ForwardCache<S>& cache, const Mat<S>& dlogits, Params<S>& G) {
   const int D = c.d_model, T = batch.T, N = batch.B * T;
@@ -150,6 +187,10 @@ template void encoder_forward<float>(const Params<float>&, const Config&, const 
 template void encoder_forward<double>(const Params<double>&, const Config&, const Mat<double>&,
                                       const Batch&, double, ForwardCache<double>&,
                                       const double*);
+template Mat<float> encoder_logits<float>(const Params<float>&, const Config&, const Mat<float>&,
+                                          const Batch&, const float*);
+template Mat<double> encoder_logits<double>(const Params<double>&, const Config&,
+                                            const Mat<double>&, const Batch&, const double*);
 template void encoder_backward<float>(const Params<float>&, const Config&, const Batch&, double,
                                       const ForwardCache<float>&, const Mat<float>&,
                                       Params<float>&);
@@ -182,9 +223,9 @@ Mat<float> infer_logits(const Params<float>& params, const Config& config,
     const int lo = k * kBatch, hi = std::min(n, lo + kBatch);
     std::vector<const std::vector<int32_t>*> seqs;
     for (int j = lo; j < hi; ++j) seqs.push_back(&sequences[order[j]]);
-    ForwardCache<float> cache;
-    encoder_forward(params, config, positions, make_batch(seqs), 0.0, cache, embed_rows);
-    for (int j = lo; j < hi; ++j) out.row(order[j]) = cache.logits.row(j - lo);
+    const Mat<float> logits =
+        encoder_logits(params, config, positions, make_batch(seqs), embed_rows);
+    for (int j = lo; j < hi; ++j) out.row(order[j]) = logits.row(j - lo);
   });
   return out;
 }

@@ -64,6 +64,13 @@ void encoder_forward(const Params<S>& params, const Config& config, const Mat<S>
                      const Batch& batch, double dropout, ForwardCache<S>& cache,
                      const S* embed_rows = nullptr);
 
+// The logits (B, K) of encoder_forward with dropout off, without its cache: the path of every
+// prediction (classify, batch, eval, and the validation and calibration of training). Its
+// attention is attention_infer, so the logits equal encoder_forward's up to float rounding.
+template <typename S>
+Mat<S> encoder_logits(const Params<S>& params, const Config& config, const Mat<S>& positions,
+                      const Batch& batch, const S* embed_rows = nullptr);
+
 // dlogits: (B, K) -> grads += d loss / d params.
 template <typename S>
 void encoder_backward(const Params<S>& params, const Config& config, const Batch& batch,

@@ -56,10 +56,12 @@ Explanation explain(const Model& model, std::string_view text) {
   e.tokens = model.tokenizer().encode_pieces(text);
   e.tokens.resize(T);
 
+  // The prediction is classify's own (Model::logits); the attention maps come from the training
+  // forward, which keeps them, and agree with it up to float rounding.
+  e.prediction = model.finish(model.logits({&e.ids}).row(0));
   ForwardCache<float> cache;
   encoder_forward(model.params(), model.config(), model.positions(), make_batch({&e.ids}), 0.0,
                   cache);
-  e.prediction = model.finish(cache.logits.row(0));
   e.prediction.n_tokens = T;
   e.prediction.truncated = e.truncated;
   const int L = model.config().n_layers, H = model.config().n_heads;

@@ -159,6 +159,92 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   out.noalias() = cache.concat * W_o.transpose();
 }
 
+namespace {
+
+// attention_infer runs the queries of a head along the vector lanes, in whole vectors of kLanes.
+constexpr int kLanes = 16;
+template <typename S>
+using Lane = Eigen::Array<S, kLanes, 1>;
+
+// C(r, :) = sum over t < n_t of X(r, t) * Y(t, :), for r < R and n_pad columns (a multiple of
+// kLanes). X(r, t) is x[r * x_r + t * x_t]; Y and C are row-major with row strides y_s and c_s.
+// Four rows at a time: each Y vector is loaded once for four independent accumulators.
+template <typename S>
+void lane_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                  Eigen::Index y_s, int n_pad, S* c, Eigen::Index c_s) {
+  using L = Lane<S>;
+  for (int j = 0; j < n_pad; j += kLanes) {
+    int r = 0;
+    for (; r + 4 <= R; r += 4) {
+      L a0 = L::Zero(), a1 = L::Zero(), a2 = L::Zero(), a3 = L::Zero();
+      for (int t = 0; t < n_t; ++t) {
+        const L yt = Eigen::Map<const L>(y + t * y_s + j);
+        const S* xt = x + r * x_r + t * x_t;
+        a0 += xt[0] * yt;
+        a1 += xt[x_r] * yt;
+        a2 += xt[2 * x_r] * yt;
+        a3 += xt[3 * x_r] * yt;
+      }
+      Eigen::Map<L>(c + r * c_s + j) = a0;
+      Eigen::Map<L>(c + (r + 1) * c_s + j) = a1;
+      Eigen::Map<L>(c + (r + 2) * c_s + j) = a2;
+      Eigen::Map<L>(c + (r + 3) * c_s + j) = a3;
+    }
+    for (; r < R; ++r) {
+      L a = L::Zero();
+      for (int t = 0; t < n_t; ++t)
+        a += x[r * x_r + t * x_t] * Eigen::Map<const L>(y + t * y_s + j);
+      Eigen::Map<L>(c + r * c_s + j) = a;
+    }
+  }
+}
+
+}  // namespace
+
+template <typename S>
+void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
+                     const std::vector<int>& lengths, Mat<S>& out) {
+  using L = Lane<S>;
+  const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(Dh));
+  const Mat<S> qkv = u * W_qkv.transpose();  // (N, 3D)
+  const Eigen::Index ld = qkv.cols();
+  Mat<S> concat = Mat<S>::Zero(u.rows(), D);
+  // The scores are held transposed, one row per key and one lane per query, so the softmax over
+  // keys is an element-wise reduction down the rows. The padding queries (zero) are never read.
+  Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale, (n, n_pad) scores, (Dh, n_pad) outputs
+  RowVec<S> l;        // (n_pad) per query: the sum of exp(score - max)
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b], n_pad = (n + kLanes - 1) / kLanes * kLanes;
+    st.resize(n, n_pad);
+    ot.resize(Dh, n_pad);
+    l.resize(n_pad);
+    for (int h = 0; h < n_heads; ++h) {
+      qt.setZero(Dh, n_pad);
+      qt.leftCols(n) = qkv.block(b * T, h * Dh, n, Dh).transpose() * scale;
+      const S* k = &qkv(b * T, D + h * Dh);
+      const S* v = &qkv(b * T, 2 * D + h * Dh);
+      lane_product(k, ld, 1, n, Dh, qt.data(), n_pad, n_pad, st.data(), n_pad);
+      for (int j = 0; j < n_pad; j += kLanes) {
+        L mx = Eigen::Map<const L>(&st(0, j));
+        for (int key = 1; key < n; ++key) mx = mx.max(Eigen::Map<const L>(&st(key, j)));
+        L sum = L::Zero();
+        for (int key = 0; key < n; ++key) {
+          Eigen::Map<L> e(&st(key, j));
+          e = (e - mx).exp();
+          sum += e;
+        }
+        Eigen::Map<L>(&l(j)) = sum;
+      }
+      lane_product(v, 1, ld, Dh, n, st.data(), n_pad, n_pad, ot.data(), n_pad);
+      concat.block(b * T, h * Dh, n, Dh) =
+          (ot.leftCols(n).array().rowwise() / l.head(n).array()).matrix().transpose();
+    }
+  }
+  out.noalias() = concat * W_o.transpose();
+}
+
 template <typename S>
 void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
                         const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
@@ -302,6 +388,8 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
   template void attention_forward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,        \
                                      const std::vector<int>&, const DropoutSpec&, int, Mat<S>&,    \
                                      AttentionCache<S>&);                                          \
+  template void attention_infer<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,          \
+                                   const std::vector<int>&, Mat<S>&);                              \
   template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, const Mat<S>&,  \
                                       int, int, const std::vector<int>&, const AttentionCache<S>&, \
                                       Mat<S>&, Mat<S>&, Mat<S>&);                                  \

@@ -76,6 +76,15 @@ template <typename S>
 void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
                        int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
                        int site, Mat<S>& out, AttentionCache<S>& cache);
+// The same function with dropout off and no cache, for predictions. Per head, the queries run
+// along the vector lanes, 16 at a time: the two products are small hand-written loops that need
+// none of Eigen's packing (for one email's short heads, n x Dh with Dh 8-64, packing costs more
+// than the multiplying), and the softmax over keys needs no horizontal sums. Equal to
+// attention_forward up to float rounding, not bit for bit. Training steps use attention_forward,
+// whose cache their backward pass reads.
+template <typename S>
+void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
+                     const std::vector<int>& lengths, Mat<S>& out);
 // dout: (N, D) -> du += (N, D), dW_qkv += (3D, D), dW_o += (D, D)
 template <typename S>
 void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,

@@ -65,10 +65,8 @@ std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const
 }
 
 Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
-  Batch batch = make_batch(sequences);
-  ForwardCache<float> cache;
-  encoder_forward(params_, config_, positions(batch.T), batch, 0.0, cache, embed_rows());
-  return std::move(cache.logits);
+  const Batch batch = make_batch(sequences);
+  return encoder_logits(params_, config_, positions(batch.T), batch, embed_rows());
 }
 
 Prediction Model::finish(const Eigen::Ref<const RowVec<float>>& logits) const {

@@ -1,6 +1,7 @@
 // Each layer checked two ways, in double precision: against the PyTorch reference's golden
 // values (tests/fixtures/parity/layers.json), and against central finite differences.
 // Gradient checks use step h = 1e-6 and the relative error |a - n| / max(|a|, |n|, 1e-3) < 1e-6.
+#include <algorithm>
 #include <functional>
 
 #include "layers.h"
@@ -198,6 +199,62 @@ TEST(Attention, RowsSumToOne) {
   for (const auto& p : cache.probs) {
     for (Eigen::Index i = 0; i < p.rows(); ++i) EXPECT_NEAR(p.row(i).sum(), 1.0, 1e-12);
   }
+}
+
+// attention_infer, the inference path: the same function as attention_forward without dropout.
+TEST(AttentionInfer, MatchesPyTorchWithPaddingMask) {
+  const auto& f = fixtures()["attention"];
+  const int H = f["n_heads"], len = f["length"];
+  M u = as_matrix<double>(f["u"]), out;
+  attention_infer(u, as_matrix<double>(f["w_qkv"]), as_matrix<double>(f["w_o"]), H,
+                  static_cast<int>(u.rows()), {len}, out);
+  EXPECT_TRUE(
+      all_close("attn.out", out.topRows(len), as_matrix<double>(f["out"]).topRows(len), 1e-12));
+  EXPECT_EQ(out.bottomRows(u.rows() - len).cwiseAbs().maxCoeff(), 0.0);
+}
+
+// Every length around the 16-query vectors and the four-row blocks of its products, head sizes
+// that are and are not multiples of four, and a padded batch.
+TEST(AttentionInfer, MatchesAttentionForward) {
+  struct Shape {
+    int D, H;
+    std::vector<int> lengths;
+  };
+  const std::vector<Shape> shapes = {{8, 2, {1}},       {12, 3, {15, 16, 17}}, {10, 2, {33, 5, 1}},
+                                     {16, 1, {31, 32}}, {24, 4, {48, 47, 49}}, {6, 6, {20}}};
+  uint64_t seed = 30;
+  for (const Shape& s : shapes) {
+    const int T = *std::max_element(s.lengths.begin(), s.lengths.end());
+    const int B = static_cast<int>(s.lengths.size());
+    M u = random_matrix(B * T, s.D, ++seed), Wqkv = random_matrix(3 * s.D, s.D, ++seed, 0.5),
+      Wo = random_matrix(s.D, s.D, ++seed, 0.5), want, got;
+    AttentionCache<double> cache;
+    attention_forward(u, Wqkv, Wo, s.H, T, s.lengths, DropoutSpec{0.0, nullptr}, 0, want, cache);
+    attention_infer(u, Wqkv, Wo, s.H, T, s.lengths, got);
+    const std::string name =
+        "D=" + std::to_string(s.D) + " H=" + std::to_string(s.H) + " T=" + std::to_string(T);
+    EXPECT_TRUE(all_close(name, got, want, 1e-12)) << name;
+    // float: the tolerance every prediction is held to
+    Mat<float> got_f;
+    attention_infer<float>(u.cast<float>(), Wqkv.cast<float>(), Wo.cast<float>(), s.H, T, s.lengths,
+                           got_f);
+    EXPECT_TRUE(all_close(name + " float", got_f.cast<double>(), want, 1e-5, 1e-5)) << name;
+  }
+}
+
+TEST(AttentionInfer, PermutingTokensPermutesOutputs) {
+  const int T = 19, D = 8, H = 2;
+  M u = random_matrix(T, D, 40), Wqkv = random_matrix(3 * D, D, 41), Wo = random_matrix(D, D, 42);
+  std::vector<int> perm(T);
+  for (int i = 0; i < T; ++i) perm[i] = (7 * i + 3) % T;  // 7 is prime to 19
+  M shuffled(T, D), a, b;
+  for (int i = 0; i < T; ++i) shuffled.row(i) = u.row(perm[i]);
+  attention_infer(u, Wqkv, Wo, H, T, {T}, a);
+  attention_infer(shuffled, Wqkv, Wo, H, T, {T}, b);
+  double diff = 0;
+  for (int i = 0; i < T; ++i)
+    diff = std::max(diff, (b.row(i) - a.row(perm[i])).cwiseAbs().maxCoeff());
+  EXPECT_LT(diff, 1e-12);
 }
 
 TEST(CrossEntropy, MatchesPyTorchWithLabelSmoothing) {

@@ -106,6 +106,26 @@ void check_forward(const Fixture& f, double tol) {
   EXPECT_TRUE(all_close("logits", cache.logits, as_matrix<double>(fw["logits"]), tol, tol));
 }
 
+// encoder_logits, the path of every prediction, against the same golden logits.
+template <typename S>
+void check_logits(const Fixture& f, double tol) {
+  const Params<S> p = load_params<S>(f.config, f.j["params"]);
+  const Mat<S> pos = sinusoid_table(f.config.max_len, f.config.d_model).cast<S>();
+  const Mat<S> logits = encoder_logits(p, f.config, pos, f.batch);
+  EXPECT_TRUE(all_close("logits", logits.template cast<double>(),
+                        as_matrix<double>(f.j["forward"]["logits"]), tol, tol));
+}
+
+TEST(ModelParity, InferenceLogits) {
+  for (const char* name :
+       {"model_small.json", "model_small_nopos.json", "model_small_maxpool.json"}) {
+    SCOPED_TRACE(name);
+    const Fixture f = load(name);
+    check_logits<double>(f, 1e-10);
+    check_logits<float>(f, 1e-5);
+  }
+}
+
 TEST(ModelParity, ForwardDouble) { check_forward<double>(load("model_small.json"), 1e-10); }
 TEST(ModelParity, ForwardFloat) { check_forward<float>(load("model_small.json"), 1e-5); }
 
