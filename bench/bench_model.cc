@@ -21,16 +21,23 @@ void set_flops(benchmark::State& state, double flops_per_iteration) {
       benchmark::Counter(flops_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
 }
 
+// The input of the attention benchmarks: n rows of d_model standard normal values, the same
+// every time.
+Mat<float> attention_input(int n) {
+  std::mt19937 gen(1);
+  std::normal_distribution<float> normal;
+  Mat<float> u(n, crumb().config().d_model);
+  for (Eigen::Index i = 0; i < u.size(); ++i) u.data()[i] = normal(gen);
+  return u;
+}
+
 // One email of n tokens through layer 0's attention: u (n, D) -> out (n, D). attention_forward
 // is training's (it keeps the attention maps for the backward pass).
 void BM_AttentionForward(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const Config& c = crumb().config();
   const auto& W = crumb().params().layers[0];
-  std::mt19937 gen(1);
-  std::normal_distribution<float> normal;
-  Mat<float> u(n, c.d_model);
-  for (Eigen::Index i = 0; i < u.size(); ++i) u.data()[i] = normal(gen);
+  const Mat<float> u = attention_input(n);
   const std::vector<int> lengths{n};
   const DropoutSpec off{0.0, nullptr};
   for (auto _ : state) {
@@ -49,10 +56,7 @@ void BM_AttentionInfer(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const Config& c = crumb().config();
   const auto& W = crumb().params().layers[0];
-  std::mt19937 gen(1);
-  std::normal_distribution<float> normal;
-  Mat<float> u(n, c.d_model);
-  for (Eigen::Index i = 0; i < u.size(); ++i) u.data()[i] = normal(gen);
+  const Mat<float> u = attention_input(n);
   const std::vector<int> lengths{n};
   for (auto _ : state) {
     Mat<float> out;

@@ -37,25 +37,44 @@ void apply_dropout(const DropoutSpec& spec, int site, const Batch& batch, Mat<S>
   x.array() *= mask.array();
 }
 
+// x0 = E[ids] + P[0:T] (positions only when the model has them); padding rows are 0. E is
+// embed_rows when given, else the parameters' own table.
+template <typename S>
+void embed(const Params<S>& P, const Config& c, const Mat<S>& positions, const Batch& batch,
+           const S* embed_rows, Mat<S>& x0) {
+  const int T = batch.T;
+  const Eigen::Map<const Mat<S>> E(embed_rows ? embed_rows : P.embed.data(),
+                                   embed_rows ? c.vocab_size : P.embed.rows(), c.d_model);
+  x0.setZero(static_cast<Eigen::Index>(batch.B) * T, c.d_model);
+  for (int b = 0; b < batch.B; ++b) {
+    for (int t = 0; t < batch.lengths[b]; ++t) {
+      x0.row(b * T + t) = E.row(batch.ids[b * T + t]);
+      if (c.positional == Positional::kSinusoidal) x0.row(b * T + t) += positions.row(t);
+    }
+  }
+}
+
+// pooled = the configured pooling of z over each email's real tokens; rows as max_pool_forward.
+template <typename S>
+void pool(const Config& c, const Mat<S>& z, const Batch& batch, Mat<S>& pooled,
+          std::vector<int>& rows) {
+  if (c.pooling == Pooling::kMax) {
+    max_pool_forward(z, batch.T, batch.lengths, pooled, rows);
+  } else {
+    mean_pool_forward(z, batch.T, batch.lengths, pooled);
+  }
+}
+
 }  // namespace
 
 template <typename S>
 void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& positions,
                      const Batch& batch, double dropout, ForwardCache<S>& cache,
                      const S* embed_rows) {
-  const int D = c.d_model, T = batch.T, N = batch.B * T;
+  const int T = batch.T;
   const DropoutSpec spec{dropout, &batch.keys};
 
-  // x0 = E[ids] + P[0:T]; padding rows are left at 0.
-  const Eigen::Map<const Mat<S>> E(embed_rows ? embed_rows : P.embed.data(),
-                                   embed_rows ? c.vocab_size : P.embed.rows(), D);
-  cache.x0.setZero(N, D);
-  for (int b = 0; b < batch.B; ++b) {
-    for (int t = 0; t < batch.lengths[b]; ++t) {
-      cache.x0.row(b * T + t) = E.row(batch.ids[b * T + t]);
-      if (c.positional == Positional::kSinusoidal) cache.x0.row(b * T + t) += positions.row(t);
-    }
-  }
+  embed(P, c, positions, batch, embed_rows, cache.x0);
   Mat<S> x = cache.x0;
   apply_dropout(spec, kSiteEmbed, batch, x, cache.drop0);
 
@@ -83,32 +102,19 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
   }
   cache.x_final = std::move(x);
   layernorm_forward(cache.x_final, P.norm_w, P.norm_b, cache.z, cache.lnf);
-  if (c.pooling == Pooling::kMax) {
-    max_pool_forward(cache.z, T, batch.lengths, cache.pooled, cache.pool_rows);
-  } else {
-    mean_pool_forward(cache.z, T, batch.lengths, cache.pooled);
-  }
+  pool(c, cache.z, batch, cache.pooled, cache.pool_rows);
   linear_forward(cache.pooled, P.cls_w, &P.cls_b, cache.logits);
 }
 
 template <typename S>
 Mat<S> encoder_logits(const Params<S>& P, const Config& c, const Mat<S>& positions,
                       const Batch& batch, const S* embed_rows) {
-  const int D = c.d_model, T = batch.T, N = batch.B * T;
-  const Eigen::Map<const Mat<S>> E(embed_rows ? embed_rows : P.embed.data(),
-                                   embed_rows ? c.vocab_size : P.embed.rows(), D);
-  Mat<S> x = Mat<S>::Zero(N, D);
-  for (int b = 0; b < batch.B; ++b) {
-    for (int t = 0; t < batch.lengths[b]; ++t) {
-      x.row(b * T + t) = E.row(batch.ids[b * T + t]);
-      if (c.positional == Positional::kSinusoidal) x.row(b * T + t) += positions.row(t);
-    }
-  }
-  Mat<S> u, branch, pre, act;
+  Mat<S> x, u, branch, pre, act, pooled, logits;
+  embed(P, c, positions, batch, embed_rows, x);
   LayerNormCache<S> stats;  // written, not needed
   for (const auto& W : P.layers) {
     layernorm_forward(x, W.ln1_w, W.ln1_b, u, stats);
-    attention_infer(u, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, branch);
+    attention_infer(u, W.qkv_w, W.out_w, c.n_heads, batch.T, batch.lengths, branch);
     x += branch;
     layernorm_forward(x, W.ln2_w, W.ln2_b, u, stats);
     linear_forward(u, W.fc1_w, &W.fc1_b, pre);
@@ -117,13 +123,8 @@ Mat<S> encoder_logits(const Params<S>& P, const Config& c, const Mat<S>& positio
     x += branch;
   }
   layernorm_forward(x, P.norm_w, P.norm_b, u, stats);
-  Mat<S> pooled, logits;
-  if (c.pooling == Pooling::kMax) {
-    std::vector<int> rows;
-    max_pool_forward(u, T, batch.lengths, pooled, rows);
-  } else {
-    mean_pool_forward(u, T, batch.lengths, pooled);
-  }
+  std::vector<int> rows;
+  pool(c, u, batch, pooled, rows);
   linear_forward(pooled, P.cls_w, &P.cls_b, logits);
   return logits;
 }

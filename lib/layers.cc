@@ -217,11 +217,12 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
   RowVec<S> l;        // (n_pad) per query: the sum of exp(score - max)
   for (int b = 0; b < B; ++b) {
     const int n = lengths[b], n_pad = (n + kLanes - 1) / kLanes * kLanes;
+    qt.resize(Dh, n_pad);
+    qt.rightCols(n_pad - n).setZero();  // the padding queries; the real ones are written per head
     st.resize(n, n_pad);
     ot.resize(Dh, n_pad);
     l.resize(n_pad);
     for (int h = 0; h < n_heads; ++h) {
-      qt.setZero(Dh, n_pad);
       qt.leftCols(n) = qkv.block(b * T, h * Dh, n, Dh).transpose() * scale;
       const S* k = &qkv(b * T, D + h * Dh);
       const S* v = &qkv(b * T, 2 * D + h * Dh);
