@@ -82,7 +82,8 @@ void run(TrainCli& t) {
   t.o.pooling = pooling_from_string(t.pooling);
   t.o.labels = split_list(t.labels);
   if (!t.valid.empty() && same_file(t.train, t.valid)) {
-    spdlog::warn("--train and --valid are the same file: validation will not measure generalisation");
+    spdlog::warn(
+        "--train and --valid are the same file: validation will not measure generalisation");
   }
   for (const std::string* in : {&t.train, &t.valid}) {
     if (!in->empty() && same_file(*in, t.output)) {
@@ -157,7 +158,8 @@ void add_train_command(CLI::App& app) {
   auto& o = t->o;
   cmd->add_option("--train", t->train, "Training data: JSON Lines or a JSON array of {text, label}")
       ->required();
-  cmd->add_option("--valid", t->valid, "Validation data (default: hold out --valid-share of --train)");
+  cmd->add_option("--valid", t->valid,
+                  "Validation data (default: hold out --valid-share of --train)");
   cmd->add_option("-o,--output", t->output, "Where to write the model (JSON)")->required();
   cmd->add_option(
       "--config", t->config,
@@ -180,6 +182,10 @@ void add_train_command(CLI::App& app) {
       "mean or max: how token vectors become the email's vector (max: each column's largest "
       "value, so one clause is not diluted in a long email)")
       ->check(CLI::IsMember({"mean", "max"}));
+  add("--local-heads", "local_heads", o.local_heads,
+      "Heads of the first layer that start out attending to the previous and the next token, "
+      "alternately (sinusoidal positions; a starting point training may change)")
+      ->check(CLI::Range(0, 256));
   add("--vocab-size", "vocab_size", o.vocab_size, "Subword vocabulary size")
       ->check(CLI::Range(300, 1 << 20));
   add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));

@@ -1,5 +1,8 @@
 #include "params.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "errors.h"
 #include "rng.h"
 
@@ -50,6 +53,36 @@ Params<S> init_params(const Config& c, uint64_t seed) {
   p.norm_w.setOnes();
   normal(p.cls_w, 0.02);
   return p;
+}
+
+template <typename S>
+void init_local_heads(Params<S>& p, const Config& c, int n) {
+  if (n <= 0 || p.layers.empty()) return;
+  const int D = c.d_model, Dh = D / c.n_heads, pairs = Dh / 2;
+  // The sinusoid's fastest pairs carry position alone at first; tokens learn their own share.
+  for (Eigen::Index r = 0; r < p.embed.rows(); ++r)
+    for (int d = 0; d < 2 * pairs; ++d) p.embed(r, d) = 0;
+  // Pair m of P(t) = (sin wt, cos wt) turned by the angle w*delta is pair m of P(t + delta), so
+  // q_i . k_j = a^2 sum_m cos(w_m (i - j - delta)): largest at j = i - delta.
+  const double a = kLocalHeadScale;
+  Mat<S>& W = p.layers[0].qkv_w;
+  for (int h = 0; h < std::min(n, c.n_heads); ++h) {
+    const int delta = h % 2 == 0 ? 1 : -1;  // the previous token, then the next
+    for (int r = h * Dh; r < (h + 1) * Dh; ++r) {
+      W.row(r).setZero();
+      W.row(D + r).setZero();
+    }
+    for (int m = 0; m < pairs; ++m) {
+      const double b = std::pow(10000.0, -2.0 * m / D) * delta;
+      const int q = h * Dh + 2 * m, k = D + h * Dh + 2 * m;
+      W(q, 2 * m) = static_cast<S>(a);
+      W(q + 1, 2 * m + 1) = static_cast<S>(a);
+      W(k, 2 * m) = static_cast<S>(a * std::cos(b));
+      W(k, 2 * m + 1) = static_cast<S>(a * std::sin(b));
+      W(k + 1, 2 * m + 1) = static_cast<S>(a * std::cos(b));
+      W(k + 1, 2 * m) = static_cast<S>(-a * std::sin(b));
+    }
+  }
 }
 
 namespace {
@@ -138,6 +171,8 @@ template Params<float> zeros_like_config<float>(const Config&);
 template Params<double> zeros_like_config<double>(const Config&);
 template Params<float> init_params<float>(const Config&, uint64_t);
 template Params<double> init_params<double>(const Config&, uint64_t);
+template void init_local_heads<float>(Params<float>&, const Config&, int);
+template void init_local_heads<double>(Params<double>&, const Config&, int);
 template std::vector<TensorRef<float>> tensors<float>(Params<float>&);
 template std::vector<TensorRef<double>> tensors<double>(Params<double>&);
 template int64_t count_params<float>(const Params<float>&);

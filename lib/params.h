@@ -26,11 +26,11 @@ struct LayerParams {
 
 template <typename S>
 struct Params {
-  Mat<S> embed;                         // (V, D)
-  std::vector<LayerParams<S>> layers;   // L
-  Vec<S> norm_w, norm_b;                // (D)
-  Mat<S> cls_w;                         // (K, D)
-  Vec<S> cls_b;                         // (K)
+  Mat<S> embed;                        // (V, D)
+  std::vector<LayerParams<S>> layers;  // L
+  Vec<S> norm_w, norm_b;               // (D)
+  Mat<S> cls_w;                        // (K, D)
+  Vec<S> cls_b;                        // (K)
 };
 
 // A view of one tensor: its name, shape, storage, and whether weight decay applies to it.
@@ -50,6 +50,18 @@ Params<S> zeros_like_config(const Config& config);
 // The initialisation of docs/architecture.md, from `seed`.
 template <typename S>
 Params<S> init_params(const Config& config, uint64_t seed);
+
+// Starts the first `n` heads of layer 0 as local heads: with sinusoidal positions, head 0 attends
+// to the previous token, head 1 to the next, and so on alternately (through the sinusoid's
+// rotation property; docs/architecture.md). The embedding columns those heads read (the fastest
+// 2 * floor(Dh / 2) of the sinusoid) start at zero, so position alone decides where they look.
+// Only a starting point: training is free to change it. n = 0 changes nothing.
+template <typename S>
+void init_local_heads(Params<S>& params, const Config& config, int n);
+
+// Query and key weights of a local head: with layer norm's ~0.9 scale on the positional columns,
+// a score about 2 higher for the neighbour than for the tokens beside it (16-wide heads).
+inline constexpr double kLocalHeadScale = 3.0;
 
 // All tensors, in the fixed order of the model file.
 template <typename S>

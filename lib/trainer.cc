@@ -96,8 +96,7 @@ Eval evaluate(const Params<float>& params, const Config& cfg, const Mat<float>& 
   return e;
 }
 
-std::vector<std::string> choose_labels(const std::vector<Example>& train,
-                                       const TrainOptions& o) {
+std::vector<std::string> choose_labels(const std::vector<Example>& train, const TrainOptions& o) {
   std::set<std::string> seen;
   for (const auto& e : train) seen.insert(e.label);
   std::vector<std::string> labels = o.labels;
@@ -152,6 +151,15 @@ void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
                   const TrainOptions& o, const TrainHooks& hooks, TrainResult& result) {
   const auto t0 = Clock::now();
+  // Checked before the tokenizer is trained, so a bad value fails at once.
+  const int first_layer_heads = o.n_layers > 0 ? o.n_heads : 0;
+  if (o.local_heads < 0 || o.local_heads > first_layer_heads) {
+    throw UsageError("--local-heads " + std::to_string(o.local_heads) + ": the first layer has " +
+                     std::to_string(first_layer_heads) + " heads");
+  }
+  if (o.local_heads > 0 && o.d_model / o.n_heads < 2) {
+    throw UsageError("--local-heads: heads must be at least 2 wide (--d-model / --heads)");
+  }
   const std::vector<std::string> labels = choose_labels(train, o);
   std::map<std::string, int> index;
   for (size_t i = 0; i < labels.size(); ++i) index[labels[i]] = static_cast<int>(i);
@@ -194,6 +202,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   for (const auto& e : valid) valid_y.push_back(index[e.label]);
 
   Params<float> params = init_params<float>(cfg, o.seed);
+  init_local_heads(params, cfg, o.local_heads);
   AdamW<float> opt(cfg);
   const Mat<float> positions = sinusoid_table(cfg.max_len, cfg.d_model).cast<float>();
   const int n = static_cast<int>(train.size());
@@ -245,7 +254,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
           targets.push_back(train_y[members[j]]);
           // Dropout stream of this example at this step: independent of shards and threads.
           keys.push_back(mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
-                                               static_cast<uint64_t>(members[j]))));
+                                              static_cast<uint64_t>(members[j]))));
         }
         Batch batch = make_batch(seqs);
         batch.targets = targets;
@@ -339,6 +348,7 @@ nlohmann::json options_json(const TrainOptions& o) {
           {"max_len", o.max_len},
           {"positional", to_string(o.positional)},
           {"pooling", to_string(o.pooling)},
+          {"local_heads", o.local_heads},
           {"vocab_size", o.vocab_size},
           {"epochs", o.epochs},
           {"batch_size", o.batch_size},

@@ -26,6 +26,7 @@ struct TrainOptions {
   int max_len = 128;
   Positional positional = Positional::kSinusoidal;
   Pooling pooling = Pooling::kMean;
+  int local_heads = 0;  // heads of layer 0 that start on the previous / next token
   int vocab_size = 4000;
   int epochs = 20;
   int batch_size = 32;
@@ -35,12 +36,12 @@ struct TrainOptions {
   double token_dropout = 0;  // share of training tokens read as [UNK] (word dropout)
   double bpe_dropout = 0;    // share of BPE merges skipped when training texts are encoded
   double label_smoothing = 0.1;
-  double ema = 0;            // decay of the weights' moving average, judged and kept; 0 = off
-  double warmup = 0.05;      // share of all steps spent warming up
-  int patience = 5;          // epochs without a better validation accuracy before stopping
-  double clip = 1.0;         // max global gradient norm; 0 = off
+  double ema = 0;        // decay of the weights' moving average, judged and kept; 0 = off
+  double warmup = 0.05;  // share of all steps spent warming up
+  int patience = 5;      // epochs without a better validation accuracy before stopping
+  double clip = 1.0;     // max global gradient norm; 0 = off
   uint64_t seed = 42;
-  int threads = 0;           // 0 = all cores
+  int threads = 0;                  // 0 = all cores
   std::vector<std::string> labels;  // label order; empty = sorted
 };
 

@@ -16,8 +16,9 @@ namespace router {
 namespace {
 
 std::vector<Example> order_task(int n, uint64_t seed) {
-  static const char* kWords[] = {"please", "my", "order", "the", "cake", "today", "was", "late",
-                                 "hello", "thanks", "rider", "box", "sweet", "call", "now", "soon"};
+  static const char* kWords[] = {"please", "my",   "order", "the",    "cake",  "today",
+                                 "was",    "late", "hello", "thanks", "rider", "box",
+                                 "sweet",  "call", "now",   "soon"};
   Rng rng(seed);
   std::vector<Example> out;
   for (int i = 0; i < n; ++i) {
@@ -102,6 +103,21 @@ TEST(Train, BpeDropoutIsReproducibleAcrossThreads) {
   const OptionRuns runs = train_with([](TrainOptions& o) { o.bpe_dropout = 0.05; });
   expect_reproducible_and_recorded(runs, "bpe_dropout", 0.05);
   EXPECT_GE(runs.result.valid_accuracy, 0.7) << "chance is 0.5";
+}
+
+// Local heads only change the starting point: still one model for any thread count, recorded,
+// and the order task is learnt. More local heads than the first layer has are refused up front.
+TEST(Train, LocalHeadsAreReproducibleAcrossThreads) {
+  const OptionRuns runs = train_with([](TrainOptions& o) { o.local_heads = 2; });
+  expect_reproducible_and_recorded(runs, "local_heads", 2);
+  EXPECT_GE(runs.result.valid_accuracy, 0.9) << "which word comes first";
+  const auto train = order_task(60, 1), valid = order_task(20, 2);
+  TrainOptions o = tiny_options(1);
+  TrainResult r;
+  o.local_heads = 3;
+  EXPECT_THROW(train_model(train, valid, o, {}, r), UsageError) << "2 heads, 3 local heads";
+  o.local_heads = 1, o.n_layers = 0;
+  EXPECT_THROW(train_model(train, valid, o, {}, r), UsageError) << "no layer to start";
 }
 
 TEST(Train, UpdateAverageMovesEveryValueTowardTheWeights) {
