@@ -36,6 +36,7 @@ declare -A SETTINGS=(
   [d64-b16]="--epochs 30 --patience 100 --batch-size 16"
   [d64-layers1]="--epochs 30 --patience 100 --layers 1"
   [d64-nopos]="--epochs 30 --patience 100 --positional none"
+  [d64-local2]="--epochs 30 --patience 100 --local-heads 2"
   [d64-ls0.2]="--epochs 30 --patience 100 --label-smoothing 0.2"
   [d64-b16-ls0.2-e40]="--epochs 40 --patience 100 --batch-size 16 --label-smoothing 0.2"
   [d128]="--epochs 30 --patience 100 --d-model 128 --d-ff 512"
@@ -70,8 +71,8 @@ declare -A SETTINGS=(
   [d192-h8-b16-drop0.2-e60-td0.2]="--epochs 60 --patience 100 --batch-size 16 --dropout 0.2 --d-model 192 --heads 8 --d-ff 768 --token-dropout 0.2"
 )
 ORDER=(d64 d64-seed7 d64-b16 d64-b16-seed7 d64-ls0.2 d64-b16-ls0.2-e40 d64-drop0.2 d64-lr4e-3
-  d64-wd0.1 d64-v2000 d64-v8000 d64-layers1 d64-nopos d128 b16-e60-drop0.2 d128-h8-b16-drop0.2
-  d128-h8-b16-drop0.3-e40 d128-h8-b16-drop0.4-e60 d128-h8-b16-drop0.3-e40-td0.1
+  d64-wd0.1 d64-v2000 d64-v8000 d64-layers1 d64-nopos d64-local2 d128 b16-e60-drop0.2
+  d128-h8-b16-drop0.2 d128-h8-b16-drop0.3-e40 d128-h8-b16-drop0.4-e60 d128-h8-b16-drop0.3-e40-td0.1
   d128-h8-b16-drop0.2-e40-td0.2 d128-h8-b16-drop0.2-e60-td0.2 d128-h8-b16-drop0.2-e80-td0.3
   d128-h8-b16-drop0.3-e40-seed7 d128-h8-b16-drop0.2-e60-td0.2-seed7 d128-h8-b16-drop0.3-e40-seed1
   d128-h8-b16-drop0.2-e60-td0.2-seed1 d192-h8-b16-drop0.2-e60-td0.2

@@ -63,11 +63,11 @@ TEST(LocalHeads, StartOnThePreviousAndTheNextToken) {
 
 TEST(LocalHeads, ZeroChangesNothingAndOnlyLayerZeroQueryKeyAndEmbeddingMove) {
   const Config c = crumb_like();
-  const Params<double> plain = init_params<double>(c, 42);
+  Params<double> plain = init_params<double>(c, 42);
   Params<double> none = plain, two = plain;
   init_local_heads(none, c, 0);
   init_local_heads(two, c, 2);
-  auto a = tensors(const_cast<Params<double>&>(plain)), b = tensors(none), d = tensors(two);
+  const auto a = tensors(plain), b = tensors(none), d = tensors(two);
   for (size_t i = 0; i < a.size(); ++i) {
     bool same = true, changed = false;
     for (int64_t k = 0; k < a[i].size; ++k) {
@@ -78,8 +78,12 @@ TEST(LocalHeads, ZeroChangesNothingAndOnlyLayerZeroQueryKeyAndEmbeddingMove) {
     const bool may_change = a[i].name == "embed.weight" || a[i].name == "layers.0.attn.qkv.weight";
     EXPECT_EQ(changed, may_change) << a[i].name;
   }
-  // Values (rows 2D..3D of W_qkv) keep their random start.
-  EXPECT_EQ(two.layers[0].qkv_w.bottomRows(c.d_model), plain.layers[0].qkv_w.bottomRows(c.d_model));
+  // Values (rows 2D..3D of W_qkv) and the queries and keys of heads 2 and 3 keep their start.
+  const Mat<double>& W = two.layers[0].qkv_w;
+  const Mat<double>& W0 = plain.layers[0].qkv_w;
+  EXPECT_EQ(W.bottomRows(c.d_model), W0.bottomRows(c.d_model));
+  EXPECT_EQ(W.middleRows(32, 32), W0.middleRows(32, 32));
+  EXPECT_EQ(W.middleRows(64 + 32, 32), W0.middleRows(64 + 32, 32));
   // The columns the local heads read start at zero in every embedding; the rest are untouched.
   EXPECT_EQ(two.embed.leftCols(16).cwiseAbs().maxCoeff(), 0.0);
   EXPECT_EQ(two.embed.rightCols(48), plain.embed.rightCols(48));
