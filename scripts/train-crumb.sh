@@ -7,8 +7,8 @@ cd "$(dirname "$0")/.."
 router=${ROUTER:-build/apps/router}
 labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry
 options=(--train data/crumb/train.jsonl --valid data/crumb/valid.jsonl --labels "$labels"
-         --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 2 --max-len 128 --vocab-size 4000
-         --epochs 15 --patience 15 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
+         --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 128 --vocab-size 4000
+         --epochs 12 --patience 12 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1 --token-dropout 0.1 --ema 0.998
          --seed 42 --threads 2)
 "$router" train "${options[@]}" --positional sinusoidal -o models/crumb.json

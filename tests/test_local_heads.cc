@@ -32,33 +32,38 @@ std::vector<Mat<double>> first_layer_maps(const Params<double>& p, const Config&
 
 TEST(LocalHeads, StartOnThePreviousAndTheNextToken) {
   const Config c = crumb_like();
-  Params<double> p = init_params<double>(c, 42);
-  init_local_heads(p, c, 2);
   const int n = 100;
-  const auto maps = first_layer_maps(p, c, n);
-  for (int h = 0; h < 2; ++h) {
-    const int d = h == 0 ? -1 : 1;  // the neighbour each query should look at: i - 1, then i + 1
-    int hits = 0;
-    double on_neighbour = 0, on_its_side = 0, on_the_other = 0;
-    for (int i = 2; i < n - 2; ++i) {
-      Eigen::Index best = 0;
-      maps[h].row(i).maxCoeff(&best);
-      hits += best == i + d;
-      on_neighbour += maps[h](i, i + d);
-      on_its_side += maps[h](i, i) + maps[h](i, i + d) + maps[h](i, i + 2 * d);
-      on_the_other += maps[h](i, i - d);
+  for (const int local : {2, 4}) {
+    Params<double> p = init_params<double>(c, 42);
+    init_local_heads(p, c, local);
+    const auto maps = first_layer_maps(p, c, n);
+    for (int h = 0; h < local; ++h) {
+      const int d = h % 2 == 0 ? -1 : 1;  // the neighbour a query should look at: i - 1, i + 1, ...
+      int hits = 0;
+      double on_neighbour = 0, on_its_side = 0, on_the_other = 0;
+      for (int i = 2; i < n - 2; ++i) {
+        Eigen::Index best = 0;
+        maps[h].row(i).maxCoeff(&best);
+        hits += best == i + d;
+        on_neighbour += maps[h](i, i + d);
+        on_its_side += maps[h](i, i) + maps[h](i, i + d) + maps[h](i, i + 2 * d);
+        on_the_other += maps[h](i, i - d);
+      }
+      const int queries = n - 4;
+      // The sinusoid's fastest pair turns by 1 radian a token, so a head cannot be sharper than
+      // about a token: the neighbour gets the most, the query itself and the next one over the
+      // rest (measured: 62-65% of queries on the neighbour, 0.58 of the weight, 0.97 within the
+      // three).
+      EXPECT_GT(hits, queries / 2) << local << " local, head " << h;
+      EXPECT_GT(on_neighbour / queries, 0.5) << local << " local, head " << h;
+      EXPECT_GT(on_its_side / queries, 0.9) << local << " local, head " << h;
+      EXPECT_LT(on_the_other / queries, 0.02)
+          << local << " local, head " << h << " looks the wrong way";
     }
-    const int queries = n - 4;
-    // The sinusoid's fastest pair turns by 1 radian a token, so a head cannot be sharper than
-    // about a token: the neighbour gets the most, the query itself and the next one over the rest
-    // (measured: 62-65% of queries on the neighbour, 0.58 of the weight, 0.97 within the three).
-    EXPECT_GT(hits, queries / 2) << "head " << h;
-    EXPECT_GT(on_neighbour / queries, 0.5) << "head " << h;
-    EXPECT_GT(on_its_side / queries, 0.9) << "head " << h;
-    EXPECT_LT(on_the_other / queries, 0.02) << "head " << h << " looks the wrong way";
+    // The other heads start as usual: almost uniform.
+    for (int h = local; h < c.n_heads; ++h)
+      EXPECT_LT(maps[h].maxCoeff(), 3.0 / n) << local << " local, head " << h;
   }
-  // The other heads start as usual: almost uniform.
-  for (int h = 2; h < 4; ++h) EXPECT_LT(maps[h].maxCoeff(), 3.0 / n) << "head " << h;
 }
 
 TEST(LocalHeads, ZeroChangesNothingAndOnlyLayerZeroQueryKeyAndEmbeddingMove) {
