@@ -1,9 +1,9 @@
 #include "params.h"
 
 #include <algorithm>
-#include <cmath>
 
 #include "errors.h"
+#include "positional.h"
 #include "rng.h"
 
 namespace router {
@@ -60,27 +60,26 @@ void init_local_heads(Params<S>& p, const Config& c, int n) {
   if (n <= 0 || p.layers.empty()) return;
   const int D = c.d_model, Dh = D / c.n_heads, pairs = Dh / 2;
   // The sinusoid's fastest pairs carry position alone at first; tokens learn their own share.
-  for (Eigen::Index r = 0; r < p.embed.rows(); ++r)
-    for (int d = 0; d < 2 * pairs; ++d) p.embed(r, d) = 0;
+  p.embed.leftCols(2 * pairs).setZero();
   // Pair m of P(t) = (sin wt, cos wt) turned by the angle w*delta is pair m of P(t + delta), so
-  // q_i . k_j = a^2 sum_m cos(w_m (i - j - delta)): largest at j = i - delta.
+  // q_i . k_j = a^2 sum_m cos(w_m (i - j - delta)): largest at j = i - delta. Position 1 of the
+  // table holds (sin w_m, cos w_m), the turn by one position.
+  const Mat<double> step = sinusoid_table(2, D);
   const double a = kLocalHeadScale;
   Mat<S>& W = p.layers[0].qkv_w;
   for (int h = 0; h < std::min(n, c.n_heads); ++h) {
     const int delta = h % 2 == 0 ? 1 : -1;  // the previous token, then the next
-    for (int r = h * Dh; r < (h + 1) * Dh; ++r) {
-      W.row(r).setZero();
-      W.row(D + r).setZero();
-    }
+    W.middleRows(h * Dh, Dh).setZero();
+    W.middleRows(D + h * Dh, Dh).setZero();
     for (int m = 0; m < pairs; ++m) {
-      const double b = std::pow(10000.0, -2.0 * m / D) * delta;
+      const double sin_b = delta * step(1, 2 * m), cos_b = step(1, 2 * m + 1);
       const int q = h * Dh + 2 * m, k = D + h * Dh + 2 * m;
       W(q, 2 * m) = static_cast<S>(a);
       W(q + 1, 2 * m + 1) = static_cast<S>(a);
-      W(k, 2 * m) = static_cast<S>(a * std::cos(b));
-      W(k, 2 * m + 1) = static_cast<S>(a * std::sin(b));
-      W(k + 1, 2 * m + 1) = static_cast<S>(a * std::cos(b));
-      W(k + 1, 2 * m) = static_cast<S>(-a * std::sin(b));
+      W(k, 2 * m) = static_cast<S>(a * cos_b);
+      W(k, 2 * m + 1) = static_cast<S>(a * sin_b);
+      W(k + 1, 2 * m + 1) = static_cast<S>(a * cos_b);
+      W(k + 1, 2 * m) = static_cast<S>(-a * sin_b);
     }
   }
 }
