@@ -25,16 +25,23 @@ namespace {
 int site_of(int layer, int which) { return 3 + layer * 3 + which; }
 constexpr int kSiteEmbed = 0;
 
+// out = a + dropout(branch): the residual sum with the branch's dropout, straight into the cache
+// (no copy of the branch). The mask is kept for the backward pass (empty when dropout is off).
 template <typename S>
-void apply_dropout(const DropoutSpec& spec, int site, const Batch& batch, Mat<S>& x,
-                   Mat<S>& mask) {
+void add_dropped(const DropoutSpec& spec, int site, const Batch& batch, const Mat<S>& a,
+                 const Mat<S>& branch, Mat<S>& mask, Mat<S>& out) {
   if (spec.p <= 0) {
     mask.resize(0, 0);
+    out = a + branch;
     return;
   }
-  mask.resize(x.rows(), x.cols());
+  mask.resize(branch.rows(), branch.cols());
   dropout_mask(spec, site, batch.T, batch.lengths, mask);
-  x.array() *= mask.array();
+  // Two passes, not a + branch * mask in one: the compiler fuses that into a multiply-add,
+  // rounded once instead of twice (it changed the trained bits), and the built-in models were
+  // trained with two roundings.
+  out = (branch.array() * mask.array()).matrix();
+  out += a;
 }
 
 // x0 = E[ids] + P[0:T] (positions only when the model has them); padding rows are 0. E is
@@ -75,32 +82,33 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
   const DropoutSpec spec{dropout, &batch.keys};
 
   embed(P, c, positions, batch, embed_rows, cache.x0);
-  Mat<S> x = cache.x0;
-  apply_dropout(spec, kSiteEmbed, batch, x, cache.drop0);
-
   cache.blocks.resize(c.n_layers);
-  Mat<S> tmp;
+  // Each block reads its input from x_in, where the previous step wrote it.
+  Mat<S>& x_first = c.n_layers > 0 ? cache.blocks[0].x_in : cache.x_final;
+  if (spec.p > 0) {
+    cache.drop0.resize(cache.x0.rows(), cache.x0.cols());
+    dropout_mask(spec, kSiteEmbed, T, batch.lengths, cache.drop0);
+    x_first = (cache.x0.array() * cache.drop0.array()).matrix();
+  } else {
+    cache.drop0.resize(0, 0);
+    x_first = cache.x0;
+  }
   for (int l = 0; l < c.n_layers; ++l) {
     const auto& W = P.layers[l];
     auto& k = cache.blocks[l];
-    k.x_in = x;
-    // x = x + dropout(Attn(LN1(x)))
+    // h = x + dropout(Attn(LN1(x)))
     layernorm_forward(k.x_in, W.ln1_w, W.ln1_b, k.u1, k.ln1);
     attention_forward(k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, spec, site_of(l, 0),
                       k.attn_out, k.attn);
-    tmp = k.attn_out;
-    apply_dropout(spec, site_of(l, 1), batch, tmp, k.drop1);
-    k.h = k.x_in + tmp;
-    // x = x + dropout(FFN(LN2(x)))
+    add_dropped(spec, site_of(l, 1), batch, k.x_in, k.attn_out, k.drop1, k.h);
+    // x = h + dropout(FFN(LN2(h)))
     layernorm_forward(k.h, W.ln2_w, W.ln2_b, k.u2, k.ln2);
     linear_forward(k.u2, W.fc1_w, &W.fc1_b, k.pre);
     gelu_forward(k.pre, k.act);
     linear_forward(k.act, W.fc2_w, &W.fc2_b, k.ff_out);
-    tmp = k.ff_out;
-    apply_dropout(spec, site_of(l, 2), batch, tmp, k.drop2);
-    x = k.h + tmp;
+    Mat<S>& next = l + 1 < c.n_layers ? cache.blocks[l + 1].x_in : cache.x_final;
+    add_dropped(spec, site_of(l, 2), batch, k.h, k.ff_out, k.drop2, next);
   }
-  cache.x_final = std::move(x);
   layernorm_forward(cache.x_final, P.norm_w, P.norm_b, cache.z, cache.lnf);
   pool(c, cache.z, batch, cache.pooled, cache.pool_rows);
   linear_forward(cache.pooled, P.cls_w, &P.cls_b, cache.logits);
@@ -129,6 +137,19 @@ Mat<S> encoder_logits(const Params<S>& P, const Config& c, const Mat<S>& positio
   return logits;
 }
 
+namespace {
+
+// d / d branch of x = a + dropout(branch): dx * mask, written into `work`; dx itself when dropout
+// was off (an empty mask).
+template <typename S>
+const Mat<S>& dropped(const Mat<S>& dx, const Mat<S>& mask, Mat<S>& work) {
+  if (mask.size() == 0) return dx;
+  work = (dx.array() * mask.array()).matrix();
+  return work;
+}
+
+}  // namespace
+
 template <typename S>
 void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, double dropout,
                       const ForwardCache<S>& cache, const Mat<S>& dlogits, Params<S>& G) {
@@ -154,10 +175,10 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
     auto& g = G.layers[l];
     const auto& k = cache.blocks[l];
     // x = h + dropout(ff_out): dh gets dx, the branch gets dx * mask
-    dbranch = k.drop2.size() ? Mat<S>(dx.array() * k.drop2.array()) : dx;
+    const Mat<S>& dff = dropped(dx, k.drop2, dbranch);
     // ff_out = act W2^T + b2
     dact.setZero(N, c.d_ff);
-    linear_backward(dbranch, k.act, W.fc2_w, &dact, g.fc2_w, &g.fc2_b);
+    linear_backward(dff, k.act, W.fc2_w, &dact, g.fc2_w, &g.fc2_b);
     // act = GELU(pre)
     dpre.setZero(N, c.d_ff);
     gelu_backward(dact, k.pre, dpre);
@@ -167,9 +188,9 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
     // u2 = LN2(h); dx now holds dh
     layernorm_backward(du, k.h, W.ln2_w, k.ln2, dx, g.ln2_w, g.ln2_b);
     // h = x_in + dropout(attn_out)
-    dbranch = k.drop1.size() ? Mat<S>(dx.array() * k.drop1.array()) : dx;
+    const Mat<S>& dattn = dropped(dx, k.drop1, dbranch);
     du.setZero(N, D);
-    attention_backward(dbranch, k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, k.attn, du,
+    attention_backward(dattn, k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, k.attn, du,
                        g.qkv_w, g.out_w);
     // u1 = LN1(x_in); dx now holds dx_in
     layernorm_backward(du, k.x_in, W.ln1_w, k.ln1, dx, g.ln1_w, g.ln1_b);

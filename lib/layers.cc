@@ -26,13 +26,15 @@ template <typename S>
 void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
                   Mat<S>& mask) {
   const S keep_scale = static_cast<S>(1.0 / (1.0 - spec.p));
-  mask.setZero();
   const Eigen::Index cols = mask.cols();
   for (size_t b = 0; b < lengths.size(); ++b) {
     Rng rng(mix64((*spec.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)));
-    // Rows are contiguous (row-major): the email's real rows are one run of draws.
-    rng.fill_keep_mask(mask.data() + b * T * cols, static_cast<size_t>(lengths[b]) * cols, spec.p,
-                       keep_scale);
+    // Rows are contiguous (row-major): the email's real rows are one run of draws, its padding
+    // rows the zeros after them.
+    S* rows = mask.data() + b * T * cols;
+    const size_t real = static_cast<size_t>(lengths[b]) * cols;
+    rng.fill_keep_mask(rows, real, spec.p, keep_scale);
+    std::fill(rows + real, rows + static_cast<size_t>(T) * cols, S(0));
   }
 }
 

@@ -201,6 +201,81 @@ TEST(Attention, RowsSumToOne) {
   }
 }
 
+// The attention of one email and head written with whole-matrix products, as the formulas read
+// (docs/architecture.md), to hold attention_forward and attention_backward to: forward and
+// backward of every head of every email of a padded batch.
+struct PlainAttention {
+  M concat, dqkv;
+};
+PlainAttention plain_attention(const M& qkv, const M& dconcat, int H, int T,
+                               const std::vector<int>& lengths,
+                               const AttentionCache<double>& cache) {
+  const int D = static_cast<int>(qkv.cols()) / 3, Dh = D / H;
+  const double scale = 1 / std::sqrt(static_cast<double>(Dh));
+  PlainAttention r{M::Zero(qkv.rows(), D), M::Zero(qkv.rows(), 3 * D)};
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    const int n = lengths[b], row = static_cast<int>(b) * T;
+    for (int h = 0; h < H; ++h) {
+      const M q = qkv.block(row, h * Dh, n, Dh), k = qkv.block(row, D + h * Dh, n, Dh),
+              v = qkv.block(row, 2 * D + h * Dh, n, Dh);
+      M p = q * k.transpose() * scale;
+      for (int i = 0; i < n; ++i) {
+        p.row(i) = (p.row(i).array() - p.row(i).maxCoeff()).exp();
+        p.row(i) /= p.row(i).sum();
+      }
+      const size_t at = b * H + h;
+      const M mask = cache.drop.empty() ? M::Ones(n, n) : cache.drop[at];
+      const M w = p.cwiseProduct(mask);
+      r.concat.block(row, h * Dh, n, Dh) = w * v;
+      const M d_o = dconcat.block(row, h * Dh, n, Dh);
+      const M dp = (d_o * v.transpose()).cwiseProduct(mask);
+      const V dot = dp.cwiseProduct(p).rowwise().sum();
+      const M ds = p.array() * (dp.array().colwise() - dot.array());
+      r.dqkv.block(row, h * Dh, n, Dh) = ds * k * scale;
+      r.dqkv.block(row, D + h * Dh, n, Dh) = ds.transpose() * q * scale;
+      r.dqkv.block(row, 2 * D + h * Dh, n, Dh) = w.transpose() * d_o;
+      EXPECT_TRUE(all_close("probs", cache.probs[at], p, 1e-13));
+    }
+  }
+  return r;
+}
+
+// Lengths and head sizes (1 to 24 columns) on both sides of the vector widths, one and several
+// emails, dropout on and off.
+TEST(Attention, ForwardAndBackwardMatchPlainProductsOnEveryShape) {
+  struct Shape {
+    int D, H;
+    std::vector<int> lengths;
+  };
+  const std::vector<Shape> shapes = {{4, 4, {1, 2, 3}},    {6, 2, {7, 8, 9}}, {16, 2, {15, 16, 17}},
+                                     {16, 1, {4, 5}},      {48, 2, {33, 31}}, {34, 2, {24, 1, 12}},
+                                     {64, 4, {52, 49, 50}}};
+  uint64_t seed = 60;
+  for (const Shape& s : shapes) {
+    for (double p : {0.0, 0.2}) {
+      const int T = *std::max_element(s.lengths.begin(), s.lengths.end());
+      const int B = static_cast<int>(s.lengths.size());
+      M u = random_matrix(B * T, s.D, ++seed), Wqkv = random_matrix(3 * s.D, s.D, ++seed, 0.5),
+        Wo = random_matrix(s.D, s.D, ++seed, 0.5), dout = random_matrix(B * T, s.D, ++seed), out;
+      for (int b = 0; b < B; ++b) dout.middleRows(b * T + s.lengths[b], T - s.lengths[b]).setZero();
+      std::vector<uint64_t> keys;
+      for (int b = 0; b < B; ++b) keys.push_back(++seed);
+      AttentionCache<double> cache;
+      attention_forward(u, Wqkv, Wo, s.H, T, s.lengths, DropoutSpec{p, &keys}, 2, out, cache);
+      ASSERT_EQ(cache.drop.size(), p > 0 ? cache.probs.size() : 0u);
+      M du = M::Zero(B * T, s.D), dWqkv = M::Zero(3 * s.D, s.D), dWo = M::Zero(s.D, s.D);
+      attention_backward(dout, u, Wqkv, Wo, s.H, T, s.lengths, cache, du, dWqkv, dWo);
+      const std::string name = "D=" + std::to_string(s.D) + " H=" + std::to_string(s.H) +
+                               " T=" + std::to_string(T) + " p=" + std::to_string(p);
+      const PlainAttention want = plain_attention(cache.qkv, dout * Wo, s.H, T, s.lengths, cache);
+      EXPECT_TRUE(all_close(name + " concat", cache.concat, want.concat, 1e-12)) << name;
+      EXPECT_TRUE(all_close(name + " out", out, M(want.concat * Wo.transpose()), 1e-12)) << name;
+      EXPECT_TRUE(all_close(name + " dW_qkv", dWqkv, M(want.dqkv.transpose() * u), 1e-11)) << name;
+      EXPECT_TRUE(all_close(name + " du", du, M(want.dqkv * Wqkv), 1e-11)) << name;
+    }
+  }
+}
+
 // attention_infer, the inference path: the same function as attention_forward without dropout.
 TEST(AttentionInfer, MatchesPyTorchWithPaddingMask) {
   const auto& f = fixtures()["attention"];
