@@ -9,13 +9,12 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
+#include "trainer.h"
 
 namespace router::bench {
 namespace {
 
-constexpr int kShardEmails = 16;  // trainer.cc's kShard
-
-// 16 test emails of about n tokens each (the 16 at and after the first of length >= n, in
+// kShard test emails of about n tokens each (the kShard at and after the first of length >= n, in
 // length order), with fixed dropout keys.
 Batch shard_near(int n) {
   const auto& ids = test_ids();
@@ -24,9 +23,9 @@ Batch shard_near(int n) {
   std::stable_sort(order.begin(), order.end(),
                    [&](int a, int b) { return ids[a].size() < ids[b].size(); });
   size_t lo = 0;
-  while (lo + kShardEmails < order.size() && static_cast<int>(ids[order[lo]].size()) < n) ++lo;
+  while (lo + kShard < order.size() && static_cast<int>(ids[order[lo]].size()) < n) ++lo;
   std::vector<const std::vector<int32_t>*> seqs;
-  for (size_t j = lo; j < lo + kShardEmails; ++j) seqs.push_back(&ids[order[j]]);
+  for (size_t j = lo; j < lo + kShard; ++j) seqs.push_back(&ids[order[j]]);
   Batch batch = make_batch(seqs);
   for (int b = 0; b < batch.B; ++b) {
     batch.targets.push_back(b % crumb().config().num_labels);

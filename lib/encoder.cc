@@ -25,22 +25,27 @@ namespace {
 int site_of(int layer, int which) { return 3 + layer * 3 + which; }
 constexpr int kSiteEmbed = 0;
 
-// out = a + dropout(branch): the residual sum with the branch's dropout, straight into the cache
-// (no copy of the branch). The mask is kept for the backward pass (empty when dropout is off).
+// out = dropout(x), the mask kept for the backward pass (empty when dropout is off).
+template <typename S>
+void dropped_into(const DropoutSpec& spec, int site, const Batch& batch, const Mat<S>& x,
+                  Mat<S>& mask, Mat<S>& out) {
+  if (spec.p <= 0) {
+    mask.resize(0, 0);
+    out = x;
+    return;
+  }
+  mask.resize(x.rows(), x.cols());
+  dropout_mask(spec, site, batch.T, batch.lengths, mask);
+  out = (x.array() * mask.array()).matrix();
+}
+
+// out = a + dropout(branch), straight into the cache. Two passes, not a + branch * mask in one:
+// the compiler fuses that into a multiply-add, rounded once instead of twice (it changed the
+// trained bits), and the built-in models were trained with two roundings.
 template <typename S>
 void add_dropped(const DropoutSpec& spec, int site, const Batch& batch, const Mat<S>& a,
                  const Mat<S>& branch, Mat<S>& mask, Mat<S>& out) {
-  if (spec.p <= 0) {
-    mask.resize(0, 0);
-    out = a + branch;
-    return;
-  }
-  mask.resize(branch.rows(), branch.cols());
-  dropout_mask(spec, site, batch.T, batch.lengths, mask);
-  // Two passes, not a + branch * mask in one: the compiler fuses that into a multiply-add,
-  // rounded once instead of twice (it changed the trained bits), and the built-in models were
-  // trained with two roundings.
-  out = (branch.array() * mask.array()).matrix();
+  dropped_into(spec, site, batch, branch, mask, out);
   out += a;
 }
 
@@ -84,15 +89,8 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
   embed(P, c, positions, batch, embed_rows, cache.x0);
   cache.blocks.resize(c.n_layers);
   // Each block reads its input from x_in, where the previous step wrote it.
-  Mat<S>& x_first = c.n_layers > 0 ? cache.blocks[0].x_in : cache.x_final;
-  if (spec.p > 0) {
-    cache.drop0.resize(cache.x0.rows(), cache.x0.cols());
-    dropout_mask(spec, kSiteEmbed, T, batch.lengths, cache.drop0);
-    x_first = (cache.x0.array() * cache.drop0.array()).matrix();
-  } else {
-    cache.drop0.resize(0, 0);
-    x_first = cache.x0;
-  }
+  dropped_into(spec, kSiteEmbed, batch, cache.x0, cache.drop0,
+               c.n_layers > 0 ? cache.blocks[0].x_in : cache.x_final);
   for (int l = 0; l < c.n_layers; ++l) {
     const auto& W = P.layers[l];
     auto& k = cache.blocks[l];

@@ -22,10 +22,6 @@ namespace router {
 
 namespace {
 
-// Examples per shard: the unit of parallel work inside a batch. Fixed, so that the summation
-// order of gradients never depends on the number of threads.
-constexpr int kShard = 16;
-
 using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {

@@ -18,6 +18,10 @@
 
 namespace router {
 
+// Examples per shard: the unit of parallel work inside a batch. Fixed, so that the summation
+// order of gradients never depends on the number of threads.
+constexpr int kShard = 16;
+
 struct TrainOptions {
   int d_model = 64;
   int n_heads = 4;
