@@ -14,13 +14,6 @@
 namespace router::bench {
 namespace {
 
-// With several threads Google Benchmark sums the counters of the threads; items/s says it all.
-void set_flops(benchmark::State& state, double flops_per_iteration) {
-  if (state.threads() > 1) return;
-  state.counters["FLOPS"] =
-      benchmark::Counter(flops_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
-}
-
 // The input of the attention benchmarks: n rows of d_model standard normal values, the same
 // every time.
 Mat<float> attention_input(int n) {
@@ -101,10 +94,7 @@ void BM_BatchedForward(benchmark::State& state) {
   const int n = static_cast<int>(ids.size());
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
-  if (sorted) {
-    std::stable_sort(order.begin(), order.end(),
-                     [&](int a, int b) { return ids[a].size() < ids[b].size(); });
-  }
+  if (sorted) order = test_ids_by_length();
   std::vector<Batch> batches;
   double flops = 0, real = 0, slots = 0;
   for (int lo = 0; lo < n; lo += B) {

@@ -1,8 +1,10 @@
 #include "bench_support.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <numeric>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -60,6 +62,18 @@ const std::vector<std::vector<int32_t>>& test_ids() {
   return ids;
 }
 
+const std::vector<int>& test_ids_by_length() {
+  static const std::vector<int> order = [] {
+    const auto& ids = test_ids();
+    std::vector<int> out(ids.size());
+    std::iota(out.begin(), out.end(), 0);
+    std::stable_sort(out.begin(), out.end(),
+                     [&](int a, int b) { return ids[a].size() < ids[b].size(); });
+    return out;
+  }();
+  return order;
+}
+
 const Mat<float>& long_positions() {
   static const Mat<float> table = sinusoid_table(512, crumb().config().d_model).cast<float>();
   return table;
@@ -85,6 +99,12 @@ double forward_flops(const Config& c, int64_t n) {
   const double ffn = 2 * 2 * t * c.d_model * c.d_ff;
   return c.n_layers * (attention_flops(c.d_model, n) + ffn) +
          2.0 * c.d_model * c.num_labels;
+}
+
+void set_flops(benchmark::State& state, double flops_per_iteration) {
+  if (state.threads() > 1) return;
+  state.counters["FLOPS"] =
+      benchmark::Counter(flops_per_iteration, benchmark::Counter::kIsIterationInvariantRate);
 }
 
 }  // namespace router::bench

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include <benchmark/benchmark.h>
+
 #include "model.h"
 
 namespace router::bench {
@@ -22,6 +24,8 @@ const Model& crumb();
 const std::vector<std::string>& test_texts();
 // Their token ids, cut to max_len, as `router batch` feeds them to the encoder.
 const std::vector<std::vector<int32_t>>& test_ids();
+// Indices into test_ids() from shortest to longest (ties in file order).
+const std::vector<int>& test_ids_by_length();
 // The sinusoid table for up to 512 positions (the built-in model's own table stops at max_len
 // 128; the cost of a forward pass does not depend on the weights' values).
 const Mat<float>& long_positions();
@@ -34,5 +38,9 @@ std::vector<int32_t> real_ids(int n);
 double forward_flops(const Config& c, int64_t n);
 // The attention sub-layer alone (QKV, scores, weighted sum, output projection).
 double attention_flops(int D, int64_t n);
+
+// The FLOPS counter: `flops_per_iteration` per iteration, as a rate. Left out with several
+// threads, where Google Benchmark would sum the threads' counters (items/s says it all there).
+void set_flops(benchmark::State& state, double flops_per_iteration);
 
 }  // namespace router::bench

@@ -3,9 +3,6 @@
 // are consecutive test emails sorted by length, so a shard has the padding training sees. The
 // FLOPS counter is 3x the forward arithmetic (the backward pass does two products per forward
 // one), real tokens only.
-#include <algorithm>
-#include <numeric>
-
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
@@ -18,10 +15,7 @@ namespace {
 // length order), with fixed dropout keys.
 Batch shard_near(int n) {
   const auto& ids = test_ids();
-  std::vector<int> order(ids.size());
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(),
-                   [&](int a, int b) { return ids[a].size() < ids[b].size(); });
+  const auto& order = test_ids_by_length();
   size_t lo = 0;
   while (lo + kShard < order.size() && static_cast<int>(ids[order[lo]].size()) < n) ++lo;
   std::vector<const std::vector<int32_t>*> seqs;
@@ -44,14 +38,13 @@ void BM_TrainShard(benchmark::State& state) {
     encoder_forward(m.params(), c, m.positions(), batch, 0.1, cache);
     Mat<float> dlogits;
     softmax_xent(cache.logits, batch.targets, 0.1, dlogits);
-    for (auto& t : tensors(grads)) std::fill(t.data, t.data + t.size, 0.0f);
+    set_zero(grads);
     encoder_backward(m.params(), c, batch, 0.1, cache, dlogits, grads);
     benchmark::DoNotOptimize(grads.embed.data());
   }
   double flops = 0;
   for (int len : batch.lengths) flops += 3 * forward_flops(c, len);
-  state.counters["FLOPS"] =
-      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, flops);
   state.counters["T"] = batch.T;
   state.SetItemsProcessed(state.iterations() * batch.B);
 }
@@ -80,8 +73,7 @@ void BM_AttentionTrain(benchmark::State& state) {
   }
   double flops = 0;
   for (int len : batch.lengths) flops += 3 * attention_flops(c.d_model, len);
-  state.counters["FLOPS"] =
-      benchmark::Counter(flops, benchmark::Counter::kIsIterationInvariantRate);
+  set_flops(state, flops);
   state.counters["T"] = batch.T;
 }
 BENCHMARK(BM_AttentionTrain)->Arg(16)->Arg(52)->Arg(100)->Unit(benchmark::kMicrosecond);

@@ -67,6 +67,10 @@ inline constexpr double kLocalHeadScale = 3.0;
 template <typename S>
 std::vector<TensorRef<S>> tensors(Params<S>& params);
 
+// Zeroes every tensor in place, keeping the shapes (a gradient between steps).
+template <typename S>
+void set_zero(Params<S>& params);
+
 template <typename S>
 int64_t count_params(const Params<S>& params);
 

@@ -33,10 +33,6 @@ void shuffle(std::vector<T>& v, Rng& rng) {
   for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
 }
 
-void set_zero(Params<float>& p) {
-  for (auto& t : tensors(p)) std::fill(t.data, t.data + t.size, 0.0f);
-}
-
 // Word dropout, in place on a packed batch: each of an email's tokens becomes [UNK] with
 // probability `rate`, drawn from its stream at this step (batch.keys, mixed apart from the
 // stream the dropout masks use). The model learns not to lean on any single word; lengths and
