@@ -1,7 +1,8 @@
 // Checks the committed Crumb dataset (data/crumb/*.jsonl): it regenerates byte for byte from
 // crumb_gen, every record is well formed, the sizes and label balance hold, swap pairs differ
-// only in word order (about half in nothing a bigram model can see), and the test split does not
-// repeat training text. data/crumb/README.md describes what these promises mean.
+// only in word order (about half in nothing a bigram model can see), test and dev do not repeat
+// training text, and each keeps its held-out material to itself. data/crumb/README.md describes
+// what these promises mean.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -27,7 +28,7 @@ namespace {
 namespace fs = std::filesystem;
 
 const fs::path kDataDir = fs::path(ROUTER_SOURCE_DIR) / "data" / "crumb";
-const char* const kSplitNames[] = {"train", "valid", "test"};
+const char* const kSplitNames[] = {"train", "valid", "test", "dev"};
 const std::vector<std::string> kLabels = {"refund_item",  "refund_delivery_fee", "replace_item",
                                           "cancel_order", "change_order",        "order_status",
                                           "feedback",     "general_inquiry"};
@@ -153,6 +154,7 @@ TEST(CrumbData, SizesAndLabels) {
   EXPECT_GE(s.at("train").size(), 8000u);
   EXPECT_GE(s.at("valid").size(), 800u);
   EXPECT_GE(s.at("test").size(), 1500u);
+  EXPECT_GE(s.at("dev").size(), 800u);
   for (const std::string& label : kLabels) {
     EXPECT_GE(counts["train"][label], 600) << "train has too few " << label;
     for (const char* name : kSplitNames)
@@ -213,11 +215,34 @@ TEST(CrumbData, AboutHalfThePairsHaveTheSameBigrams) {
   }
 }
 
-TEST(CrumbData, TestTextNeverAppearsInTrain) {
+TEST(CrumbData, TestAndDevTextNeverAppearsInTrain) {
   std::set<std::string> train;
   for (const Record& r : splits().at("train")) train.insert(r.text);
-  for (const Record& r : splits().at("test"))
-    EXPECT_EQ(train.count(r.text), 0u) << "test " << r.id << " repeats a training email";
+  for (const char* name : {"test", "dev"})
+    for (const Record& r : splits().at(name))
+      EXPECT_EQ(train.count(r.text), 0u) << name << " " << r.id << " repeats a training email";
+}
+
+// The held-out products, one list per split that has them (tools/crumb_gen_tables.h): each
+// appears in its own split and in no other.
+TEST(CrumbData, HeldOutProductsStayInTheirSplit) {
+  const std::map<std::string, std::vector<std::string>> own = {
+      {"test",
+       {"hazelnut praline cake", "coffee walnut cake", "rasmalai cake", "mango cheesecake",
+        "blueberry pastries", "chocolate chip cookies", "motichoor laddoo box",
+        "festive gift hamper"}},
+      {"dev", {"pista rose cake", "caramel custard cake", "almond croissants", "kesar peda box"}}};
+  for (const auto& [home, products] : own)
+    for (const std::string& product : products)
+      for (const auto& [name, records] : splits()) {
+        const auto n = std::count_if(records.begin(), records.end(), [&](const Record& r) {
+          return r.text.find(product) != std::string::npos;
+        });
+        if (name == home)
+          EXPECT_GT(n, 0) << product << " never appears in " << home;
+        else
+          EXPECT_EQ(n, 0) << product << " (held out for " << home << ") appears in " << name;
+      }
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// crumb_gen: writes the synthetic Crumb support-inbox dataset (train/valid/test JSONL) from the
-// phrase tables in crumb_gen_*.h. Deterministic: the same seed gives the same bytes on every
+// crumb_gen: writes the synthetic Crumb support-inbox dataset (train/valid/test/dev JSONL) from
+// the phrase tables in crumb_gen_*.h. Deterministic: the same seed gives the same bytes on every
 // platform, because all randomness comes from our own splitmix64 (never <random> distributions or
 // std::shuffle, whose outputs differ between standard libraries). Standard library only.
 //
@@ -67,12 +67,13 @@ void shuffle(std::vector<T>& v, Rng& rng) {  // Fisher-Yates, our own so it is p
 struct SplitSpec {
   const char* name;
   int per_label;  // every label gets exactly this many emails
-  bool test;      // draws held-out material
+  Use held;       // the held-out material it draws (kAll: none)
 };
+// dev comes last, so that adding it left the other three splits as they were.
 constexpr SplitSpec kSplits[] = {
-    {"train", 1200, false}, {"valid", 130, false}, {"test", 220, true}};
+    {"train", 1200, kAll}, {"valid", 130, kAll}, {"test", 220, kHeld}, {"dev", 130, kDev}};
 
-// How often the test split draws from the held-out entries of a table (per mille), when the
+// How often test (or dev) draws from its held-out entries of a table (per mille), when the
 // table has any. Names and localities are always held out; the rest mixes, so that test also
 // checks the shared templates under new surroundings.
 enum class Table { kName, kPlace, kProduct, kLetter, kTemplate, kFrame };
@@ -93,13 +94,14 @@ int held_share(Table t) {
   return 0;
 }
 
-// Picks from the entries of `items` the split may use and `fits` accepts: train and valid never
-// see kHeld entries; test takes a kHeld one with probability held_share(table), else a kAll one.
+// Picks from the entries of `items` the split may use and `fits` accepts: train and valid see
+// only kAll entries; test (held = kHeld) and dev (kDev) take one of their own held-out entries
+// with probability held_share(table), else a kAll one.
 template <typename T, typename Fits>
-const T& pick_for(std::span<const T> items, Rng& rng, bool test, Table table, Fits fits) {
+const T& pick_for(std::span<const T> items, Rng& rng, Use held, Table table, Fits fits) {
   bool any_held = false;
-  for (const T& it : items) any_held = any_held || (it.use == kHeld && fits(it));
-  const Use want = (test && any_held && rng.chance(held_share(table))) ? kHeld : kAll;
+  for (const T& it : items) any_held = any_held || (it.use == held && fits(it));
+  const Use want = (held != kAll && any_held && rng.chance(held_share(table))) ? held : kAll;
   std::vector<const T*> ok;
   for (const T& it : items)
     if (it.use == want && fits(it)) ok.push_back(&it);
@@ -107,12 +109,12 @@ const T& pick_for(std::span<const T> items, Rng& rng, bool test, Table table, Fi
   return *ok[rng.below(ok.size())];
 }
 template <typename T>
-const T& pick_for(std::span<const T> items, Rng& rng, bool test, Table table) {
-  return pick_for(items, rng, test, table, [](const T&) { return true; });
+const T& pick_for(std::span<const T> items, Rng& rng, Use held, Table table) {
+  return pick_for(items, rng, held, table, [](const T&) { return true; });
 }
 
-const char* pick_text(std::span<const Entry> items, Rng& rng, bool test, Table table) {
-  return pick_for(items, rng, test, table).text;
+const char* pick_text(std::span<const Entry> items, Rng& rng, Use held, Table table) {
+  return pick_for(items, rng, held, table).text;
 }
 
 // ---- Placeholders -------------------------------------------------------------------------------
@@ -173,27 +175,27 @@ std::pair<const char*, const char*> two_of(std::span<const char* const> pool, Rn
   return {pool[a], pool[b]};
 }
 
-const Product& pick_product(Rng& rng, bool test, bool needs_cake) {
-  return pick_for(std::span<const Product>(kProducts), rng, test, Table::kProduct,
+const Product& pick_product(Rng& rng, Use held, bool needs_cake) {
+  return pick_for(std::span<const Product>(kProducts), rng, held, Table::kProduct,
                   [&](const Product& p) { return !needs_cake || p.kind == Kind::kCake; });
 }
 
 // Everything an email may mention, drawn once per email (or once per pair).
-Vars make_vars(Rng& rng, bool test, bool needs_cake) {
+Vars make_vars(Rng& rng, Use held, bool needs_cake) {
   Vars v;
-  const std::string first = pick_text(kFirstNames, rng, test, Table::kName);
-  const std::string last = pick_text(kSurnames, rng, test, Table::kName);
+  const std::string first = pick_text(kFirstNames, rng, held, Table::kName);
+  const std::string last = pick_text(kSurnames, rng, held, Table::kName);
   v["first"] = first;
   v["name"] = first + " " + last;
-  const Entry& place = pick_for(std::span<const Entry>(kLocalities), rng, test, Table::kPlace);
+  const Entry& place = pick_for(std::span<const Entry>(kLocalities), rng, held, Table::kPlace);
   v["locality"] = place.text;
   const Entry* place2 = &place;
   while (place2 == &place)
-    place2 = &pick_for(std::span<const Entry>(kLocalities), rng, test, Table::kPlace);
+    place2 = &pick_for(std::span<const Entry>(kLocalities), rng, held, Table::kPlace);
   v["locality2"] = place2->text;
-  v["address"] = pick_text(kAddresses, rng, test, Table::kPlace);
+  v["address"] = pick_text(kAddresses, rng, held, Table::kPlace);
 
-  const Product& p = pick_product(rng, test, needs_cake);
+  const Product& p = pick_product(rng, held, needs_cake);
   v["product"] = p.name;
   v["a_product"] = p.a_name;
   v["short"] = p.short_name;
@@ -235,8 +237,8 @@ Vars make_vars(Rng& rng, bool test, bool needs_cake) {
   v["placed"] = rng.pick(std::span<const char* const>(kPlacedWhen));
   v["n"] = rng.pick(std::span<const char* const>(kHeadcounts));
   v["qdate"] = rng.pick(std::span<const char* const>(kQuoteDates));
-  v["occasion"] = pick_text(kOccasions, rng, test, Table::kTemplate);
-  v["message"] = pick_text(kCakeMessages, rng, test, Table::kTemplate);
+  v["occasion"] = pick_text(kOccasions, rng, held, Table::kTemplate);
+  v["message"] = pick_text(kCakeMessages, rng, held, Table::kTemplate);
   return v;
 }
 
@@ -303,7 +305,7 @@ struct ShellOptions {
   bool stack;      // a second story may follow the first
 };
 
-Shell make_shell(Rng& rng, bool test, const Vars& v, const ShellOptions& o) {
+Shell make_shell(Rng& rng, Use held, const Vars& v, const ShellOptions& o) {
   Shell sh;
   const size_t layout = rng.below(100);
   sh.layout = layout < 45   ? Layout::kLetter
@@ -312,22 +314,22 @@ Shell make_shell(Rng& rng, bool test, const Vars& v, const ShellOptions& o) {
                             : Layout::kShort;
 
   if (sh.layout == Layout::kLetter && rng.chance(100))
-    sh.subject = fill(pick_text(subjects_for(o.situation), rng, test, Table::kLetter), v);
-  if (sh.layout != Layout::kBare) sh.greeting = pick_text(kGreetings, rng, test, Table::kLetter);
-  sh.signoff = pick_text(kSignoffs, rng, test, Table::kLetter);
+    sh.subject = fill(pick_text(subjects_for(o.situation), rng, held, Table::kLetter), v);
+  if (sh.layout != Layout::kBare) sh.greeting = pick_text(kGreetings, rng, held, Table::kLetter);
+  sh.signoff = pick_text(kSignoffs, rng, held, Table::kLetter);
   sh.sign_name = (sh.layout == Layout::kLetter && rng.chance(450)) ? v.at("name") : v.at("first");
 
   // Opener, maybe a filler, one or two stories.
   if (o.situation != Situation::kNone ? rng.chance(880) : rng.chance(450))
-    sh.before.push_back(fill(pick_text(openers_for(o.situation), rng, test, Table::kTemplate), v));
+    sh.before.push_back(fill(pick_text(openers_for(o.situation), rng, held, Table::kTemplate), v));
   const auto fillers = fillers_for(o.situation, o.tone);
   if (!fillers.empty() && rng.chance(200))
-    sh.before.push_back(fill(pick_text(fillers, rng, test, Table::kTemplate), v));
-  const std::string story = fill(pick_text(o.stories, rng, test, Table::kTemplate), v);
+    sh.before.push_back(fill(pick_text(fillers, rng, held, Table::kTemplate), v));
+  const std::string story = fill(pick_text(o.stories, rng, held, Table::kTemplate), v);
   sh.before.push_back(story);
   if (o.stack && o.stories.size() > 2 && rng.chance(250)) {
     for (int tries = 0; tries < 8; ++tries) {
-      std::string second = fill(pick_text(o.stories, rng, test, Table::kTemplate), v);
+      std::string second = fill(pick_text(o.stories, rng, held, Table::kTemplate), v);
       if (second != story) {
         sh.before.push_back(std::move(second));
         break;
@@ -339,7 +341,7 @@ Shell make_shell(Rng& rng, bool test, const Vars& v, const ShellOptions& o) {
   if (rng.chance(450)) {
     const bool push = !o.soft_only && rng.chance(500);
     sh.after.push_back(pick_text(push ? std::span<const Entry>(kPushExtras) : kSoftExtras, rng,
-                                 test, Table::kLetter));
+                                 held, Table::kLetter));
   }
   if (rng.chance(90)) {
     std::span<const char* const> emoji = kEmojiNeutral;
@@ -352,10 +354,10 @@ Shell make_shell(Rng& rng, bool test, const Vars& v, const ShellOptions& o) {
   sh.request_first = rng.chance(120);
   sh.break_before_request = sh.layout == Layout::kLetter && rng.chance(300);
   if (sh.layout == Layout::kLetter && rng.chance(90))
-    sh.signature = fill(pick_text(kSignatures, rng, test, Table::kLetter), v);
+    sh.signature = fill(pick_text(kSignatures, rng, held, Table::kLetter), v);
   if (sh.layout == Layout::kLetter && rng.chance(70)) {
     const bool long_quote = rng.chance(400);
-    sh.quote = fill(pick_text(long_quote ? std::span<const Entry>(kLongQuotes) : kQuotes, rng, test,
+    sh.quote = fill(pick_text(long_quote ? std::span<const Entry>(kLongQuotes) : kQuotes, rng, held,
                               Table::kLetter),
                     v);
   }
@@ -516,12 +518,12 @@ class SplitBuilder {
 
   void add_pair(const PairFamily& f, int pair_no, std::array<int, kNumLabels>& left) {
     for (int attempt = 0; attempt < 200; ++attempt) {
-      const Vars v = make_vars(rng_, spec_.test, f.needs_cake);
+      const Vars v = make_vars(rng_, spec_.held, f.needs_cake);
       const bool balanced = rng_.chance(500);
       const Frame& frame =
-          pick_for(balanced ? f.balanced_frames : f.frames, rng_, spec_.test, Table::kFrame);
-      const std::string a = fill(pick_text(f.phrases_a, rng_, spec_.test, Table::kTemplate), v);
-      const std::string b = fill(pick_text(f.phrases_b, rng_, spec_.test, Table::kTemplate), v);
+          pick_for(balanced ? f.balanced_frames : f.frames, rng_, spec_.held, Table::kFrame);
+      const std::string a = fill(pick_text(f.phrases_a, rng_, spec_.held, Table::kTemplate), v);
+      const std::string b = fill(pick_text(f.phrases_b, rng_, spec_.held, Table::kTemplate), v);
       // ab: phrase a in {A}; ba: swapped.
       const std::string ab = fill(frame.text, {{"A", a}, {"B", b}});
       const std::string ba = fill(frame.text, {{"A", b}, {"B", a}});
@@ -532,7 +534,7 @@ class SplitBuilder {
       const bool unhappy =
           f.situation == Situation::kDelivered || f.situation == Situation::kDueToday;
       const Shell sh = make_shell(
-          rng_, spec_.test, v,
+          rng_, spec_.held, v,
           {f.situation, f.stories, unhappy ? Tone::kUnhappy : Tone::kNeutral, soft, false});
       std::string t1 = render(sh, ab), t2 = render(sh, ba);
       if (!is_new(t1) || !is_new(t2) || t1 == t2) continue;
@@ -564,11 +566,11 @@ class SplitBuilder {
         }
         r -= m.weight;
       }
-      const Vars v = make_vars(rng_, spec_.test, mode->needs_cake);
+      const Vars v = make_vars(rng_, spec_.held, mode->needs_cake);
       const std::string request =
-          fill(pick_text(mode->requests, rng_, spec_.test, Table::kTemplate), v);
+          fill(pick_text(mode->requests, rng_, spec_.held, Table::kTemplate), v);
       const Shell sh =
-          make_shell(rng_, spec_.test, v,
+          make_shell(rng_, spec_.held, v,
                      {mode->situation, mode->stories, mode->tone, label == kFeedback, mode->stack});
       std::string text = render(sh, request);
       if (!is_new(text)) continue;

@@ -2,7 +2,8 @@
 // phrases_b for label_b, and each frame puts one phrase in {A} and the other in {B}. Swapping the
 // two phrases gives the other side of the pair: the same tokens in another order, so only word
 // order tells the labels apart. first_wins says whether the phrase in {A} is the one being asked
-// for. Every phrase and frame must read well in both orders. kHeld frames appear only in test.
+// for. Every phrase and frame must read well in both orders. kHeld frames appear only in test,
+// kDev frames only in dev.
 //
 // Half the pairs of a family use one of its balanced frames instead: {A} and {B} sit between the
 // same two words ("I want {A} refunded. I don't want {B} refunded."), so swapping them leaves the
@@ -46,6 +47,7 @@ inline constexpr Entry kLateAndDamagedStories[] = {
      "photo."},
     {kAll, "We had to wait {late} for it and the packing was not great either."},
     {kHeld, "It came {late} late and the {short} had shifted inside the box."},
+    {kDev, "The {short} came {late} after the slot and the lid of the box was crushed."},
 };
 inline constexpr Entry kPlansChangedStories[] = {
     {kAll, "Our plans for {day} have changed a bit."},
@@ -53,6 +55,7 @@ inline constexpr Entry kPlansChangedStories[] = {
     {kAll, "I just found out the guests may not be free at the planned time."},
     {kAll, "It has not been dispatched yet, so I hope it is not too late."},
     {kHeld, "There has been a change of plans on our side."},
+    {kDev, "Things at home have changed since I placed the order."},
 };
 inline constexpr Entry kStillWaitingStories[] = {
     {kAll, "It was supposed to arrive by {time} and it's already past that."},
@@ -60,6 +63,7 @@ inline constexpr Entry kStillWaitingStories[] = {
     {kAll, "Nobody from your side has called and the rider is not answering."},
     {kAll, "We have been waiting at home all afternoon."},
     {kHeld, "There is still no sign of the rider."},
+    {kDev, "No one has come to the door yet."},
 };
 inline constexpr Entry kMinorComplaintStories[] = {
     {kAll, "The rider was rude at the gate and the box was dented."},
@@ -67,17 +71,20 @@ inline constexpr Entry kMinorComplaintStories[] = {
     {kAll, "The {short} looked nothing like the photo on your website."},
     {kAll, "The packing was poor and the {short} had shifted inside the box."},
     {kHeld, "The {short} {was} too sweet and the box arrived open."},
+    {kDev, "The {short} {was} a little dry and the rider was curt."},
 };
 inline constexpr Entry kLateDeliveryStories[] = {
     {kAll, "The delivery came {late} late and the rider did not even apologise."},
     {kAll, "The rider got lost and reached {late} after the slot."},
     {kHeld, "We had to wait {late} after the slot for the rider."},
+    {kDev, "The rider reached {late} after the slot we chose."},
 };
 inline constexpr Entry kSecondOrderStories[] = {
     {kAll, "Our plans for that week have changed."},
     {kAll, "We now have one more thing to sort out for {day}."},
     {kAll, "My family has different plans for {day} now."},
     {kHeld, "Our plans have changed since I ordered."},
+    {kDev, "Something else has come up for {day}."},
 };
 // The problem stories of the single emails, minus the ones that point at one remedy.
 inline constexpr Entry kDamagedStories[] = {
@@ -87,11 +94,13 @@ inline constexpr Entry kDamagedStories[] = {
     {kAll, "There was a piece of plastic inside the {short}."},
     {kAll, "The {short} smelled sour and nobody could eat {it}."},
     {kHeld, "The {short} {was} badly squashed on one side."},
+    {kDev, "The {short} {was} crushed flat by the time it reached us."},
 };
 inline constexpr Entry kLateAndBrokenStories[] = {
     {kAll, "The delivery came {late} late and the {short} {was} damaged in the box."},
     {kAll, "The rider was {late} late and the {short} had slid to one side of the box."},
     {kHeld, "It reached {late} late and the {short} {was} squashed in the box."},
+    {kDev, "It arrived {late} late and the {short} {was} broken in the box."},
 };
 
 // ---- refund_delivery_fee vs refund_item ---------------------------------------------------------
@@ -117,6 +126,8 @@ inline constexpr Frame kRefundWhichFrames[] = {
     {kAll, false, "Keep {A}, refund {B}."},
     {kHeld, true, "Could you refund {A} and not {B}?"},
     {kHeld, false, "Please don't refund {A}, only {B}."},
+    {kDev, true, "Just refund {A}, not {B}."},
+    {kDev, false, "Leave {A} as it is and refund {B}."},
 };
 
 inline constexpr Frame kRefundWhichBalancedFrames[] = {
@@ -125,6 +136,7 @@ inline constexpr Frame kRefundWhichBalancedFrames[] = {
     {kAll, true, "I am asking you to refund {A} here. I am not asking you to refund {B} here."},
     {kAll, false, "There is no need to refund {A} now. Just refund {B} now."},
     {kHeld, true, "I need {A} refunded. I don't need {B} refunded."},
+    {kDev, true, "Please refund {A} for me. Please don't refund {B} for me."},
 };
 
 // ---- refund_item vs replace_item (and refund_delivery_fee vs replace_item) ----------------------
@@ -145,6 +157,8 @@ inline constexpr Frame kWantNounFrames[] = {
     {kAll, true, "To be clear, I am asking for {A} and not {B}."},
     {kHeld, true, "I'd rather have {A} than {B}."},
     {kHeld, true, "All I want is {A}, not {B}."},
+    {kDev, true, "I'm after {A}, not {B}."},
+    {kDev, false, "Not {A}, I want {B}."},
 };
 
 // Also used by cancel_vs_change_noun.
@@ -153,6 +167,7 @@ inline constexpr Frame kWantNounBalancedFrames[] = {
     {kAll, false, "I don't need {A} from you. I need {B} from you."},
     {kAll, true, "I am asking for {A} here. I am not asking for {B} here."},
     {kHeld, true, "I would like {A} from you. I would not like {B} from you."},
+    {kDev, true, "I'm hoping for {A} here. I'm not hoping for {B} here."},
 };
 
 inline constexpr Entry kRefundVerbs[] = {{kAll, "refund me"},
@@ -177,6 +192,7 @@ inline constexpr Frame kDoVerbFrames[] = {
     {kAll, true, "Please {A} rather than {B}."},
     {kAll, true, "I would prefer that you {A} and not {B}."},
     {kHeld, true, "Please just {A}, don't {B}."},
+    {kDev, false, "No need to {A}, please {B}."},
 };
 
 inline constexpr Frame kDoVerbBalancedFrames[] = {
@@ -184,6 +200,7 @@ inline constexpr Frame kDoVerbBalancedFrames[] = {
     {kAll, false, "You don't need to {A} now. You just need to {B} now."},
     {kAll, false, "I don't want you to {A} now. I want you to {B} now."},
     {kHeld, true, "I'd like you to {A} now. I wouldn't like you to {B} now."},
+    {kDev, true, "I am asking you to {A} this time. I am not asking you to {B} this time."},
 };
 
 // ---- cancel_order vs change_order ---------------------------------------------------------------
@@ -209,6 +226,7 @@ inline constexpr Frame kCancelChangeVerbFrames[] = {
     {kAll, true, "I want to {A}, not {B}."},      {kAll, true, "I'd like you to {A}, not {B}."},
     {kAll, true, "I would rather {A} than {B}."}, {kAll, false, "Rather than {A}, could you {B}?"},
     {kHeld, true, "Please just {A}, don't {B}."}, {kHeld, true, "Can you {A} and not {B}?"},
+    {kDev, false, "No need to {A}, please {B}."}, {kDev, true, "My request is to {A}, not to {B}."},
 };
 inline constexpr Entry kCancelNouns[] = {{kAll, "a cancellation"}, {kAll, "a full cancellation"}};
 inline constexpr Entry kChangeNouns[] = {{kAll, "a date change"},       {kAll, "an address change"},
@@ -219,6 +237,7 @@ inline constexpr Frame kCancelChangeNounFrames[] = {
     {kAll, true, "I am asking for {A} rather than {B}."},
     {kAll, false, "I don't want {A}, just {B}."},
     {kHeld, true, "All I want is {A}, not {B}."},
+    {kDev, true, "I'm writing for {A}, not {B}."},
 };
 
 // Also used by the status and new-order families: every phrase there follows "to".
@@ -228,6 +247,7 @@ inline constexpr Frame kToVerbBalancedFrames[] = {
     {kAll, true, "I need to {A} today. I don't need to {B} today."},
     {kAll, false, "There is no need to {A} now. I only need to {B} now."},
     {kHeld, true, "I only want to {A} today. I do not want to {B} today."},
+    {kDev, false, "I'm not writing to {A} today. I'm writing to {B} today."},
 };
 
 // ---- order_status vs cancel_order / change_order ------------------------------------------------
@@ -253,6 +273,7 @@ inline constexpr Frame kJustWantFrames[] = {
     {kAll, false, "I am not trying to {A}, I only want to {B}."},
     {kAll, true, "For now I only want to {A}, not {B}."},
     {kHeld, true, "I just want to {A}, I don't want to {B}."},
+    {kDev, false, "I'm not looking to {A}, I only need to {B}."},
 };
 
 // ---- feedback vs a request ----------------------------------------------------------------------
@@ -275,6 +296,7 @@ inline constexpr Frame kSharingFrames[] = {
     {kAll, true, "I'm {A}, not {B}."},
     {kAll, true, "To be honest, I'm {A} here, not {B}."},
     {kHeld, true, "Honestly, I am {A}, not {B}."},
+    {kDev, false, "This is not me {A}, this is me {B}."},
 };
 
 inline constexpr Frame kSharingBalancedFrames[] = {
@@ -282,6 +304,7 @@ inline constexpr Frame kSharingBalancedFrames[] = {
     {kAll, false, "Please don't think I am {A} here. I am {B} here."},
     {kAll, true, "To be clear, I am {A} now. It's not that I am {B} now."},
     {kHeld, false, "It's not that I am {A} now. Honestly, I am {B} now."},
+    {kDev, true, "Please know I am {A} today. Please don't take it that I am {B} today."},
 };
 
 // ---- general_inquiry (a new order) vs change_order / cancel_order -------------------------------
@@ -300,6 +323,7 @@ inline constexpr Frame kRatherThanFrames[] = {
     {kAll, true, "I want to {A}, not {B}."},
     {kAll, true, "I would rather {A} than {B}."},
     {kHeld, true, "I'd like to {A} rather than {B}."},
+    {kDev, false, "Instead of trying to {A}, I want to {B}."},
 };
 
 inline constexpr PairFamily kPairFamilies[] = {

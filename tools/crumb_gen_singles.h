@@ -2,7 +2,7 @@
 // lead up to the request and the request sentences themselves. A story never decides the label on
 // its own: the same problem stories feed refund_item and replace_item, and late deliveries show up
 // under refund_delivery_fee, feedback, order_status and cancel_order. kHeld entries appear only in
-// the test split (see data/crumb/README.md).
+// the test split, kDev entries only in the dev split (see data/crumb/README.md).
 #pragma once
 
 #include <span>
@@ -39,6 +39,8 @@ inline constexpr Entry kProblemStories[] = {
     {kAll, "The {short} looked nothing like the photo and tasted of old cream."},
     {kHeld, "The {short} {was} badly squashed on one side."},
     {kHeld, "The {short} smelled sour as soon as we opened the box."},
+    {kDev, "The {short} {was} crushed flat by the time it reached us."},
+    {kDev, "The {short} had a strange burnt taste."},
 };
 inline constexpr Entry kCakeProblemStories[] = {
     {kAll, "The icing had melted all over the box and the cake was a mess."},
@@ -46,6 +48,7 @@ inline constexpr Entry kCakeProblemStories[] = {
     {kAll, "I ordered {flavour} but the {short} we got was {flavour2}."},
     {kAll, "The message on the {short} was spelt wrong and the top layer had caved in."},
     {kHeld, "The {short} had slid to one side and the cream had gone sour."},
+    {kDev, "The layers of the {short} had collapsed and the cream had split."},
 };
 
 // ---- refund_item --------------------------------------------------------------------------------
@@ -78,6 +81,9 @@ inline constexpr Entry kRefundItemRequests[] = {
     {kHeld, "Could you refund the {price} for the {short}, please?"},
     {kHeld, "Please give me my money back for the {short}."},
     {kHeld, "I need a refund for the {short} from order {order}."},
+    {kDev, "Please refund me for the {short}."},
+    {kDev, "I would like the money for the {short} returned, please."},
+    {kDev, "Kindly refund the {price} for order {order}."},
 };
 
 inline constexpr Mode kRefundItemModes[] = {
@@ -101,6 +107,8 @@ inline constexpr Entry kFeeStories[] = {
     {kAll, "I had selected store pickup, but {fee} was added as a delivery charge anyway."},
     {kHeld, "The rider went to the wrong address and we had to wait {late} for it."},
     {kHeld, "Nothing wrong with the {short}, but it came {late} after the slot."},
+    {kDev, "The {short} {was} good, but the rider took {late} longer than promised."},
+    {kDev, "The rider called from the wrong society and we waited {late} for him."},
 };
 inline constexpr Entry kFeeRequests[] = {
     {kAll, "Please refund the {fee} delivery charge."},
@@ -116,7 +124,8 @@ inline constexpr Entry kFeeRequests[] = {
      "I don't want anything back for the {short}, just refund the {fee} I paid for delivery."},
     {kAll, "Please send the {fee} delivery charge back to my UPI."},
     {kAll, "Can you return the delivery fee on order {order}?"},
-    {kAll, "The {short} {was} lovely, so keep that payment, but I'd like the delivery charge back."},
+    {kAll,
+     "The {short} {was} lovely, so keep that payment, but I'd like the delivery charge back."},
     {kAll, "Would you refund the delivery fee? I have no complaint about the {short}."},
     {kAll, "I'm only asking for the {fee} delivery fee to be returned."},
     {kAll, "Please credit the delivery charge back to my card."},
@@ -124,6 +133,9 @@ inline constexpr Entry kFeeRequests[] = {
     {kHeld, "Could you refund just the delivery charge, please?"},
     {kHeld, "I would like the {fee} I paid for delivery refunded."},
     {kHeld, "Please give me back the delivery fee, the {short} {was} fine."},
+    {kDev, "Please refund only the delivery fee."},
+    {kDev, "Kindly pay back the {fee} delivery charge, the {short} {was} fine."},
+    {kDev, "I'd like just the delivery charge refunded, please."},
 };
 
 inline constexpr Mode kRefundFeeModes[] = {
@@ -154,6 +166,9 @@ inline constexpr Entry kReplaceRequests[] = {
     {kHeld, "Please remake the {short} and send {it} again."},
     {kHeld, "We need a replacement today, please."},
     {kHeld, "Please just send {fresh_short}, I don't need a refund."},
+    {kDev, "Please send us {new_short} in place of this one."},
+    {kDev, "Could you make the {short} again and deliver {it} today?"},
+    {kDev, "We would like {fresh_short} instead, no refund needed."},
 };
 inline constexpr Entry kReplaceCakeRequests[] = {
     {kAll, "Please bake a fresh {short} and send it by {time}."},
@@ -161,6 +176,7 @@ inline constexpr Entry kReplaceCakeRequests[] = {
     {kAll, "Could you make the {short} again, the right way, and deliver it by {time}?"},
     {kAll, "I'd like the {short} redone and brought over today."},
     {kHeld, "Please send a new {short} today, we still need one."},
+    {kDev, "Please bake the {short} once more and deliver it today."},
 };
 
 inline constexpr Mode kReplaceModes[] = {
@@ -184,6 +200,8 @@ inline constexpr Entry kCancelStories[] = {
     {kAll, "The event got postponed indefinitely."},
     {kHeld, "The guests are not coming anymore."},
     {kHeld, "We will be out of Pune that whole week."},
+    {kDev, "We are travelling that weekend after all."},
+    {kDev, "The celebration has been dropped this year."},
 };
 inline constexpr Entry kCancelRequests[] = {
     {kAll, "Please cancel order {order}."},
@@ -208,18 +226,23 @@ inline constexpr Entry kCancelRequests[] = {
     {kHeld, "Kindly cancel order {order}, we will not need it."},
     {kHeld, "Could you cancel my order for {day}?"},
     {kHeld, "We need this order cancelled, please."},
+    {kDev, "Please cancel the order I placed for {day}."},
+    {kDev, "I would like order {order} cancelled, please."},
+    {kDev, "Please go ahead and cancel the order."},
 };
 // A late order the customer gives up on: cancel_order, not order_status.
 inline constexpr Entry kLateCancelStories[] = {
     {kAll, "It is {late} late already and the party is over."},
     {kAll, "It was supposed to come by {time} and the guests have left now."},
     {kHeld, "We have been waiting {late} and the guests have left now."},
+    {kDev, "The slot was {time}, there is still nothing, and our event has ended."},
 };
 inline constexpr Entry kLateCancelRequests[] = {
     {kAll, "Please cancel the order, we don't need it anymore."},
     {kAll, "Don't send it now, just cancel it and refund me."},
     {kAll, "I want to cancel this order, there is no point delivering it now."},
     {kHeld, "Please cancel it, it is too late now."},
+    {kDev, "Please cancel the order now, it is no use to us anymore."},
 };
 
 inline constexpr Mode kCancelModes[] = {
@@ -237,6 +260,7 @@ inline constexpr Entry kAddressStories[] = {
     {kAll, "My sister is hosting now, so it has to go to her flat."},
     {kAll, "The celebration is now at my office instead of home."},
     {kHeld, "The party is now at a friend's flat."},
+    {kDev, "We will celebrate at my brother's house instead."},
 };
 inline constexpr Entry kAddressRequests[] = {
     {kAll, "Please change the delivery address to {address}, {locality2}."},
@@ -251,11 +275,13 @@ inline constexpr Entry kAddressRequests[] = {
     {kAll, "Please have it delivered to {address}, {locality2} and not to my flat."},
     {kAll, "Can you send it over to {address}, {locality2} rather than my place?"},
     {kHeld, "Please send it to {address}, {locality2} this time."},
+    {kDev, "Kindly change the address to {address}, {locality2}."},
 };
 inline constexpr Entry kDateStories[] = {
     {kAll, "The party has moved to {day2}."},
     {kAll, "The date I picked, {day}, does not work for us anymore."},
     {kHeld, "Our plans for that day have shifted."},
+    {kDev, "We have had to push the party to another day."},
 };
 inline constexpr Entry kDateRequests[] = {
     {kAll, "Can you move the delivery from {day} to {day2}?"},
@@ -267,11 +293,13 @@ inline constexpr Entry kDateRequests[] = {
     {kAll, "Can the order be shifted to {day2}?"},
     {kAll, "Please reschedule the delivery for {day2}."},
     {kHeld, "Could you move the delivery to {day2} instead?"},
+    {kDev, "Please shift the delivery date to {day2}."},
 };
 inline constexpr Entry kTimeStories[] = {
     {kAll, "The party time has moved."},
     {kAll, "We will be out until late that evening."},
     {kHeld, "Nobody will be home at the time I picked."},
+    {kDev, "We will only be home later in the evening."},
 };
 inline constexpr Entry kTimeRequests[] = {
     {kAll, "Please change the delivery time to {time2}."},
@@ -281,11 +309,13 @@ inline constexpr Entry kTimeRequests[] = {
     {kAll, "Could you deliver it a bit later, around {time2}?"},
     {kAll, "Kindly shift the delivery slot to {time2}."},
     {kHeld, "Could you move the delivery to {time2} instead?"},
+    {kDev, "Please make the delivery time {time2}."},
 };
 inline constexpr Entry kMessageStories[] = {
     {kAll, "I noticed a spelling mistake in the message I typed."},
     {kAll, "My daughter wants a different message on the cake."},
     {kHeld, "I typed the wrong name in the message."},
+    {kDev, "My son spotted a mistake in the cake message."},
 };
 inline constexpr Entry kMessageRequests[] = {
     {kAll, "Please change the message on the {short} to \"{message}\"."},
@@ -293,6 +323,7 @@ inline constexpr Entry kMessageRequests[] = {
     {kAll, "Could you update the message on the {short} to \"{message}\"?"},
     {kAll, "The cake should say \"{message}\", please correct it."},
     {kHeld, "I'd like the message on the {short} changed to \"{message}\"."},
+    {kDev, "Could the {short} say \"{message}\" instead?"},
 };
 inline constexpr Entry kEgglessChangeStories[] = {
     {kAll, "A few guests don't eat eggs."},
@@ -300,6 +331,7 @@ inline constexpr Entry kEgglessChangeStories[] = {
     {kAll, "We don't eat eggs at home."},
     {kAll, "My colleagues at the office are mostly vegetarian."},
     {kHeld, "Some of our guests don't eat eggs."},
+    {kDev, "Two of our guests avoid eggs."},
 };
 inline constexpr Entry kEgglessChangeRequests[] = {
     {kAll, "Can you make the {short} eggless?"},
@@ -308,11 +340,13 @@ inline constexpr Entry kEgglessChangeRequests[] = {
     {kAll, "Could you switch the {short} to the eggless version?"},
     {kAll, "I'd like to change the {short} to eggless, please."},
     {kHeld, "Please make order {order} eggless."},
+    {kDev, "Please change order {order} to eggless."},
 };
 inline constexpr Entry kSizeStories[] = {
     {kAll, "More people are coming than we planned."},
     {kAll, "We have invited a few more people."},
     {kHeld, "The number of guests has changed."},
+    {kDev, "A few more friends are joining us now."},
 };
 inline constexpr Entry kSizeRequests[] = {
     {kAll, "Can we change the size from {size} to {size2}?"},
@@ -320,11 +354,13 @@ inline constexpr Entry kSizeRequests[] = {
     {kAll, "Could you make the {short} bigger, {size2} instead of {size}?"},
     {kAll, "Please update my order to a {size2} {short}."},
     {kHeld, "Could you change the cake to {size2}?"},
+    {kDev, "Please increase the size to {size2}."},
 };
 inline constexpr Entry kFlavourStories[] = {
     {kAll, "My son just told me he wants a different flavour."},
     {kAll, "I picked {flavour} by mistake."},
     {kHeld, "My daughter now wants a different flavour."},
+    {kDev, "My wife would like a different flavour now."},
 };
 inline constexpr Entry kFlavourRequests[] = {
     {kAll, "Please change the flavour to {flavour2}."},
@@ -332,6 +368,7 @@ inline constexpr Entry kFlavourRequests[] = {
     {kAll, "Could you switch the flavour to {flavour2}?"},
     {kAll, "I'd like {flavour2} instead, please update the order."},
     {kHeld, "Could the cake be {flavour2} instead?"},
+    {kDev, "Please switch order {order} to {flavour2}."},
 };
 
 // The order is due today and running late, and the customer changes it rather than asking where
@@ -374,11 +411,14 @@ inline constexpr Entry kLateStories[] = {
     {kAll, "The app has shown \"out for delivery\" for over an hour now."},
     {kAll, "The rider's number is switched off."},
     {kAll, "We have guests coming and there is no sign of it."},
-    {kAll, "I had changed the delivery address last week, so I want to be sure it is coming to the right place."},
+    {kAll,
+     "I had changed the delivery address last week, so I want to be sure it is coming to the right "
+     "place."},
     {kAll, "The tracking page has not moved for an hour."},
     {kAll, "My guests have started asking where the {short} is."},
     {kAll, "There has been no update in the app for a long time."},
     {kHeld, "Nobody has called me about the delivery yet."},
+    {kDev, "I have been calling the rider and nobody answers."},
 };
 inline constexpr Entry kLateRequests[] = {
     {kAll, "Where is my order?"},
@@ -403,6 +443,8 @@ inline constexpr Entry kLateRequests[] = {
     {kAll, "Has it left your kitchen or not?"},
     {kHeld, "Could you check where the rider is?"},
     {kHeld, "When can I expect the delivery?"},
+    {kDev, "Can you tell me where the order has reached?"},
+    {kDev, "How soon will it get here?"},
 };
 inline constexpr Entry kWaitingStories[] = {
     {kAll, "I haven't received any confirmation or tracking link yet."},
@@ -412,6 +454,7 @@ inline constexpr Entry kWaitingStories[] = {
     {kAll, "I have not had a single update since I paid."},
     {kAll, "My sister is hosting the party and keeps asking me about the order."},
     {kHeld, "The website still has no update on the order."},
+    {kDev, "I still have no message about the order."},
 };
 inline constexpr Entry kWaitingRequests[] = {
     {kAll, "Has it been dispatched yet?"},
@@ -428,6 +471,7 @@ inline constexpr Entry kWaitingRequests[] = {
     {kAll, "Is there any update on order {order}?"},
     {kAll, "Any update on when it will be sent out?"},
     {kHeld, "Can someone tell me how long it will take?"},
+    {kDev, "Could you tell me if it has been sent?"},
 };
 
 inline constexpr Mode kStatusModes[] = {
@@ -443,10 +487,12 @@ inline constexpr Entry kPraiseStories[] = {
     {kAll, "The rider was very polite and called before arriving."},
     {kAll, "The packaging was neat and the {short} arrived in perfect shape."},
     {kAll, "It was delivered right on time, even in the Diwali rush."},
-    {kAll, "We moved to {locality} last month and this was our first order here, and it was perfect."},
+    {kAll,
+     "We moved to {locality} last month and this was our first order here, and it was perfect."},
     {kAll, "You even sent a little card with the {short}, which was sweet."},
     {kAll, "The whole family loved the {short}."},
     {kHeld, "My parents loved the {short}, it was the best we have had."},
+    {kDev, "The {short} {was} the highlight of the evening."},
 };
 inline constexpr Entry kPraiseClosings[] = {
     {kAll, "Just wanted to say thank you!"},
@@ -460,6 +506,7 @@ inline constexpr Entry kPraiseClosings[] = {
     {kAll, "The whole party was happy, so thank you to everyone at Crumb."},
     {kAll, "You got everything right this time, thank you!"},
     {kHeld, "Thanks to the whole team for this."},
+    {kDev, "Thank you so much to the whole bakery."},
 };
 inline constexpr Entry kComplaintStories[] = {
     {kAll, "The box was dented and the ribbon was torn."},
@@ -474,6 +521,7 @@ inline constexpr Entry kComplaintStories[] = {
     {kAll, "The {short} {was} a little squashed on one side, but it still tasted fine."},
     {kAll, "The box was open at one corner when the rider handed it over."},
     {kHeld, "The box was open on one side when it arrived."},
+    {kDev, "The ribbon on the box had come off and the lid was bent."},
 };
 inline constexpr Entry kComplaintClosings[] = {
     {kAll, "No need for a refund, I just wanted you to know."},
@@ -488,17 +536,21 @@ inline constexpr Entry kComplaintClosings[] = {
     {kAll, "I'm not after a refund, please just pass this on to the team."},
     {kHeld, "Nothing needs to be done, just letting you know."},
     {kHeld, "I just wanted to share this with your team."},
+    {kDev, "No need to do anything, I only wanted to mention it."},
+    {kDev, "I'm just passing this on so you know."},
 };
 inline constexpr Entry kRudeRiderStories[] = {
     {kAll, "The rider was rude and threw the box on the counter."},
     {kAll, "The rider shouted at our watchman over the parking."},
     {kHeld, "The rider was rude to my mother at the gate."},
+    {kDev, "The rider argued with my father over the change."},
 };
 inline constexpr Entry kRudeRiderClosings[] = {
     {kAll, "No need for a refund, just wanted you to know the rider was rude."},
     {kAll, "The {short} was fine, I don't want anything back, but please know this happened."},
     {kAll, "I don't want a refund or a replacement, just please speak to him."},
     {kHeld, "I am not asking for money back, only letting you know about the rider."},
+    {kDev, "I do not want a refund, only that you know how the rider behaved."},
 };
 
 inline constexpr Mode kFeedbackModes[] = {
@@ -516,7 +568,9 @@ inline constexpr Entry kEgglessStories[] = {
     {kAll, "A few guests don't eat eggs."},
     {kAll, "My in-laws are joining us and they don't eat eggs."},
     {kAll, "My sister told me you do good eggless cakes."},
-    {kHeld, "Half of my office does not eat eggs."}};
+    {kHeld, "Half of my office does not eat eggs."},
+    {kDev, "My neighbours don't eat eggs."},
+};
 inline constexpr Entry kEgglessRequests[] = {
     {kAll, "Do you have eggless options for the {product}?"},
     {kAll, "Are your brownies made without eggs?"},
@@ -525,10 +579,15 @@ inline constexpr Entry kEgglessRequests[] = {
     {kAll, "Could you let me know if the {product} comes in an eggless version?"},
     {kAll, "Can you send me a list of your eggless items?"},
     {kAll, "Do any of your pastries come without eggs?"},
-    {kHeld, "Which of your cakes are eggless?"}};
-inline constexpr Entry kAllergenStories[] = {{kAll, "My son is allergic to nuts."},
-                                             {kAll, "My wife is diabetic."},
-                                             {kHeld, "One of our guests is allergic to nuts."}};
+    {kHeld, "Which of your cakes are eggless?"},
+    {kDev, "Do you make any cakes without eggs?"},
+};
+inline constexpr Entry kAllergenStories[] = {
+    {kAll, "My son is allergic to nuts."},
+    {kAll, "My wife is diabetic."},
+    {kHeld, "One of our guests is allergic to nuts."},
+    {kDev, "My daughter cannot have nuts."},
+};
 inline constexpr Entry kAllergenRequests[] = {
     {kAll, "Does the {product} contain nuts or gelatin?"},
     {kAll, "Do you have sugar-free options?"},
@@ -537,15 +596,20 @@ inline constexpr Entry kAllergenRequests[] = {
     {kAll, "Is your {product} available without eggs or nuts?"},
     {kAll, "Is there any egg or alcohol in the {product}?"},
     {kAll, "Can you tell me if the {product} has any nuts?"},
-    {kHeld, "Can you tell me what is in the {product}?"}};
-inline constexpr Entry kShopStories[] = {{kAll, "I live in {locality}."},
-                                         {kAll, "I'm planning {occasion} next week."},
-                                         {kAll, "I was passing by your store yesterday."},
-                                         {kAll, "My family moved to {locality} a few months ago."},
-                                         {kAll, "We recently shifted to a new flat near {locality}."},
-                                         {kAll, "My cousin has ordered from you a few times."},
-                                         {kAll, "My mother ordered a cake from you last year and loved it."},
-                                         {kHeld, "We just moved to {locality}."}};
+    {kHeld, "Can you tell me what is in the {product}?"},
+    {kDev, "Which allergens does the {product} have?"},
+};
+inline constexpr Entry kShopStories[] = {
+    {kAll, "I live in {locality}."},
+    {kAll, "I'm planning {occasion} next week."},
+    {kAll, "I was passing by your store yesterday."},
+    {kAll, "My family moved to {locality} a few months ago."},
+    {kAll, "We recently shifted to a new flat near {locality}."},
+    {kAll, "My cousin has ordered from you a few times."},
+    {kAll, "My mother ordered a cake from you last year and loved it."},
+    {kHeld, "We just moved to {locality}."},
+    {kDev, "I work near {locality}."},
+};
 inline constexpr Entry kShopRequests[] = {
     {kAll, "What time does your {locality} outlet close on Sundays?"},
     {kAll, "Can you share your menu and price list?"},
@@ -567,11 +631,15 @@ inline constexpr Entry kShopRequests[] = {
     {kAll, "How much does a {size} {flavour} cake cost?"},
     {kAll, "Can you tell me the price of a {size} {flavour} cake?"},
     {kAll, "Please tell me if you deliver to {locality} on Sundays."},
-    {kHeld, "Could you tell me your opening hours?"}};
+    {kHeld, "Could you tell me your opening hours?"},
+    {kDev, "When does your shop open in the morning?"},
+};
 inline constexpr Entry kBulkStories[] = {
     {kAll, "We are a team of {n} people at an office in {locality}."},
     {kAll, "Our company wants to send Diwali gifts to clients this year."},
-    {kHeld, "Our society wants Diwali gifts for every flat this year."}};
+    {kHeld, "Our society wants Diwali gifts for every flat this year."},
+    {kDev, "Our school wants sweets for {n} teachers this Diwali."},
+};
 inline constexpr Entry kBulkRequests[] = {
     {kAll, "Do you take bulk orders for Diwali hampers? We need about {n}."},
     {kAll, "Do you do corporate gifting for {n} employees?"},
@@ -579,13 +647,18 @@ inline constexpr Entry kBulkRequests[] = {
     {kAll, "Could you send me a quote for {n} gift boxes?"},
     {kAll, "Can you deliver {n} hampers to one office address?"},
     {kAll, "What does one Diwali hamper cost if we take {n}?"},
-    {kHeld, "What would {n} Diwali hampers cost?"}};
-inline constexpr Entry kNewOrderStories[] = {{kAll, "I'm planning {occasion} next week."},
-                                             {kAll, "We have guests coming over for {day}."},
-                                             {kAll, "My sister is hosting a small get-together on {day}."},
-                                             {kAll, "We are having a party at home on {day}."},
-                                             {kAll, "My family has ordered from you for years."},
-                                             {kHeld, "We have a small party at home for {day}."}};
+    {kHeld, "What would {n} Diwali hampers cost?"},
+    {kDev, "Can we get a price for {n} hampers?"},
+};
+inline constexpr Entry kNewOrderStories[] = {
+    {kAll, "I'm planning {occasion} next week."},
+    {kAll, "We have guests coming over for {day}."},
+    {kAll, "My sister is hosting a small get-together on {day}."},
+    {kAll, "We are having a party at home on {day}."},
+    {kAll, "My family has ordered from you for years."},
+    {kHeld, "We have a small party at home for {day}."},
+    {kDev, "My brother's birthday is on {day}."},
+};
 inline constexpr Entry kNewOrderRequests[] = {
     {kAll, "I'd like to place an order for a {size} {flavour} cake for {day}."},
     {kAll, "Can I order {a_product} for {day}?"},
@@ -594,7 +667,9 @@ inline constexpr Entry kNewOrderRequests[] = {
     {kAll, "Please help me book {a_product} for {day}, delivery to {locality}."},
     {kAll, "I'd like to order {a_product}; can it be sent to {locality} on {day}?"},
     {kAll, "I'd like to try {a_product} this time, for {day}. Can I order it here?"},
-    {kHeld, "I want to order {a_product} for {day}. How do I place it?"}};
+    {kHeld, "I want to order {a_product} for {day}. How do I place it?"},
+    {kDev, "Can I book {a_product} for {day} through email?"},
+};
 
 inline constexpr Mode kGeneralModes[] = {
     {2, Situation::kNone, false, Tone::kNeutral, true, kEgglessStories, kEgglessRequests},

@@ -1,7 +1,8 @@
 // Surface tables for crumb_gen: labels, people, places, products, greetings, sign-offs and the
-// value pools behind the {placeholders}. Every entry is either kAll (may appear in any split) or
-// kHeld (held out: appears only in the test split). The held-out material is listed in
-// data/crumb/README.md; change both together. Pure data, no logic.
+// value pools behind the {placeholders}. Every entry is kAll (may appear in any split), kHeld
+// (held out: appears only in the test split) or kDev (held out from the other three: appears only
+// in the dev split). The held-out material is listed in data/crumb/README.md; change both
+// together. Pure data, no logic.
 #pragma once
 
 #include <span>
@@ -24,9 +25,10 @@ inline constexpr const char* kLabelNames[kNumLabels] = {
     "refund_item",  "refund_delivery_fee", "replace_item", "cancel_order",
     "change_order", "order_status",        "feedback",     "general_inquiry"};
 
-enum class Use : unsigned char { kAll, kHeld };
+enum class Use : unsigned char { kAll, kHeld, kDev };
 inline constexpr Use kAll = Use::kAll;
 inline constexpr Use kHeld = Use::kHeld;
+inline constexpr Use kDev = Use::kDev;
 
 struct Entry {
   Use use;
@@ -54,7 +56,10 @@ inline constexpr Entry kFirstNames[] = {
     {kHeld, "Mitali"},  {kHeld, "Saurabh"},  {kHeld, "Ketaki"},   {kHeld, "Ninad"},
     {kHeld, "Zoya"},    {kHeld, "Imran"},    {kHeld, "Fatima"},   {kHeld, "Jaspreet"},
     {kHeld, "Lavanya"}, {kHeld, "Devendra"}, {kHeld, "Bhakti"},   {kHeld, "Kedar"},
-    {kHeld, "Ritika"},  {kHeld, "Vedant"},
+    {kHeld, "Ritika"},  {kHeld, "Vedant"},   {kDev, "Tejaswini"}, {kDev, "Aniket"},
+    {kDev, "Sayali"},   {kDev, "Rushikesh"}, {kDev, "Mrunal"},    {kDev, "Parth"},
+    {kDev, "Sakshi"},   {kDev, "Heena"},     {kDev, "Salman"},    {kDev, "Simran"},
+    {kDev, "Girish"},   {kDev, "Pallavi"},   {kDev, "Ashwin"},    {kDev, "Rasika"},
 };
 
 inline constexpr Entry kSurnames[] = {
@@ -70,6 +75,9 @@ inline constexpr Entry kSurnames[] = {
     {kHeld, "Bapat"},    {kHeld, "Mahajan"},  {kHeld, "Dixit"},     {kHeld, "Chaudhari"},
     {kHeld, "Wagh"},     {kHeld, "Malhotra"}, {kHeld, "Fernandes"}, {kHeld, "Qureshi"},
     {kHeld, "Krishnan"}, {kHeld, "Saxena"},   {kHeld, "Tiwari"},    {kHeld, "Lokhande"},
+    {kDev, "Ranade"},    {kDev, "Godbole"},   {kDev, "Karnik"},     {kDev, "Dalvi"},
+    {kDev, "Mane"},      {kDev, "Pillai"},    {kDev, "Sethi"},      {kDev, "Ansari"},
+    {kDev, "Kamath"},    {kDev, "Bhide"},
 };
 
 inline constexpr Entry kLocalities[] = {
@@ -88,16 +96,21 @@ inline constexpr Entry kLocalities[] = {
     {kHeld, "Sinhagad Road"}, {kHeld, "Warje"},
     {kHeld, "NIBM Road"},     {kHeld, "Pimple Saudagar"},
     {kHeld, "Dhanori"},       {kHeld, "Undri"},
-    {kHeld, "Prabhat Road"},
+    {kHeld, "Prabhat Road"},  {kDev, "Bibwewadi"},
+    {kDev, "Dhayari"},        {kDev, "Katraj"},
+    {kDev, "Chinchwad"},      {kDev, "Lohegaon"},
+    {kDev, "Mundhwa"},        {kDev, "Ravet"},
+    {kDev, "Khadki"},
 };
 
 inline constexpr Entry kAddresses[] = {
-    {kAll, "Flat 302, Sai Heights"},    {kAll, "B-14, Sunshine Society"},
-    {kAll, "House 7, Lane 5"},          {kAll, "A-1102, Green Valley"},
-    {kAll, "12, Shanti Kunj"},          {kAll, "Flat 9, Mohan Apartments"},
-    {kAll, "Office 4B, Tech Park One"}, {kAll, "C-21, Nisarg Residency"},
-    {kHeld, "C-503, Lotus Court"},      {kHeld, "Bungalow 3, Rose Lane"},
-    {kHeld, "D-7, Ganga Nagar"},
+    {kAll, "Flat 302, Sai Heights"},     {kAll, "B-14, Sunshine Society"},
+    {kAll, "House 7, Lane 5"},           {kAll, "A-1102, Green Valley"},
+    {kAll, "12, Shanti Kunj"},           {kAll, "Flat 9, Mohan Apartments"},
+    {kAll, "Office 4B, Tech Park One"},  {kAll, "C-21, Nisarg Residency"},
+    {kHeld, "C-503, Lotus Court"},       {kHeld, "Bungalow 3, Rose Lane"},
+    {kHeld, "D-7, Ganga Nagar"},         {kDev, "E-402, Parijat Towers"},
+    {kDev, "Row House 11, Silver Oaks"}, {kDev, "F-9, Kamal Niwas"},
 };
 
 // ---- Products -----------------------------------------------------------------------------------
@@ -154,6 +167,11 @@ inline constexpr Product kProducts[] = {
      900},
     {kHeld, Kind::kSweets, "festive gift hamper", "a festive gift hamper", "hamper", false, 1400,
      3800},
+    {kDev, Kind::kCake, "pista rose cake", "a pista rose cake", "cake", false, 700, 1400},
+    {kDev, Kind::kCake, "caramel custard cake", "a caramel custard cake", "cake", false, 600, 1200},
+    {kDev, Kind::kSmallBakes, "almond croissants", "four almond croissants", "croissants", true,
+     240, 480},
+    {kDev, Kind::kSweets, "kesar peda box", "a kesar peda box", "sweets", true, 380, 850},
 };
 
 // ---- Small value pools (shared by every split) --------------------------------------------------
@@ -195,6 +213,8 @@ inline constexpr Entry kOccasions[] = {
     {kAll, "Bhau Beej"},
     {kHeld, "my grandmother's 80th birthday"},
     {kHeld, "a baby shower"},
+    {kDev, "my nephew's naming ceremony"},
+    {kDev, "our society's Ganpati celebration"},
 };
 
 inline constexpr Entry kCakeMessages[] = {
@@ -202,7 +222,8 @@ inline constexpr Entry kCakeMessages[] = {
     {kAll, "Congratulations Neha"},  {kAll, "Happy Retirement Papa"},
     {kAll, "Shubh Deepavali"},       {kAll, "Welcome Home Baby Ira"},
     {kAll, "Happy Birthday Aai"},    {kHeld, "Best Wishes Tanya"},
-    {kHeld, "Happy Birthday Kabir"},
+    {kHeld, "Happy Birthday Kabir"}, {kDev, "Happy Birthday Dadi"},
+    {kDev, "Congrats Rhea"},
 };
 
 // ---- Letter furniture ---------------------------------------------------------------------------
@@ -225,6 +246,9 @@ inline constexpr Entry kGreetings[] = {
     {kHeld, "Hello there,"},
     {kHeld, "Greetings,"},
     {kHeld, "Hey Crumb folks,"},
+    {kDev, "Dear team,"},
+    {kDev, "Hello support team,"},
+    {kDev, "Good afternoon,"},
 };
 
 inline constexpr Entry kSignoffs[] = {
@@ -242,20 +266,28 @@ inline constexpr Entry kSignoffs[] = {
     {kHeld, "Many thanks,"},
     {kHeld, "Kind regards,"},
     {kHeld, "With thanks,"},
+    {kDev, "Thanks again,"},
+    {kDev, "Best wishes,"},
+    {kDev, "Yours truly,"},
 };
 
 // Subject lines say nothing about the request, so the two sides of a pair can share one.
-inline constexpr Entry kSubjectsDelivered[] = {{kAll, "Subject: Order {order}"},
-                                               {kAll, "Subject: About today's delivery"},
-                                               {kAll, "Subject: Regarding my order"},
-                                               {kHeld, "Subject: About my order"}};
-inline constexpr Entry kSubjectsPending[] = {{kAll, "Subject: Order {order}"},
-                                             {kAll, "Subject: My upcoming order"},
-                                             {kAll, "Subject: Regarding my order"},
-                                             {kHeld, "Subject: About order {order}"}};
-inline constexpr Entry kSubjectsNone[] = {{kAll, "Subject: Query"},
-                                          {kAll, "Subject: Question for Crumb"},
-                                          {kHeld, "Subject: A question"}};
+inline constexpr Entry kSubjectsDelivered[] = {
+    {kAll, "Subject: Order {order}"},      {kAll, "Subject: About today's delivery"},
+    {kAll, "Subject: Regarding my order"}, {kHeld, "Subject: About my order"},
+    {kDev, "Subject: Yesterday's order"},
+};
+inline constexpr Entry kSubjectsPending[] = {
+    {kAll, "Subject: Order {order}"},      {kAll, "Subject: My upcoming order"},
+    {kAll, "Subject: Regarding my order"}, {kHeld, "Subject: About order {order}"},
+    {kDev, "Subject: Order for {day}"},
+};
+inline constexpr Entry kSubjectsNone[] = {
+    {kAll, "Subject: Query"},
+    {kAll, "Subject: Question for Crumb"},
+    {kHeld, "Subject: A question"},
+    {kDev, "Subject: Enquiry"},
+};
 
 // Openers name the order; none of them asks for anything.
 inline constexpr Entry kOpenersDelivered[] = {
@@ -266,6 +298,7 @@ inline constexpr Entry kOpenersDelivered[] = {
     {kAll, "Order {order} was delivered to us {delivered}."},
     {kAll, "We ordered the {product} for {occasion}, order no. {order}."},
     {kHeld, "Our order {order} reached us in {locality} {delivered}."},
+    {kDev, "We got {a_product} from you {delivered}, order {order}."},
 };
 inline constexpr Entry kOpenersUpcoming[] = {
     {kAll, "I have {a_product} booked for {day} at {time}, order {order}."},
@@ -274,6 +307,7 @@ inline constexpr Entry kOpenersUpcoming[] = {
     {kAll, "My order number is {order}, {a_product} for {day}."},
     {kAll, "We ordered {a_product} for {occasion} (order {order})."},
     {kHeld, "I booked {a_product} with you for {day}, order {order}."},
+    {kDev, "Order {order} is {a_product}, booked for {day} at {time}."},
 };
 inline constexpr Entry kOpenersDueToday[] = {
     {kAll, "I ordered {a_product} for delivery today at {time}, order {order}."},
@@ -281,6 +315,7 @@ inline constexpr Entry kOpenersDueToday[] = {
     {kAll, "My order {order} ({a_product}) is due today at {time}."},
     {kAll, "This is about order {order}, which should have come by {time}."},
     {kHeld, "We are waiting for {a_product} today, order {order}."},
+    {kDev, "Today we are expecting {a_product} by {time}, order {order}."},
 };
 inline constexpr Entry kOpenersNone[] = {
     {kAll, "I have a quick question."},
@@ -290,6 +325,7 @@ inline constexpr Entry kOpenersNone[] = {
     {kAll, "My parents have been Crumb customers for years."},
     {kAll, "My sister told me about your cakes."},
     {kHeld, "My sister has ordered from Crumb before."},
+    {kDev, "I follow Crumb on Instagram."},
 };
 
 // Neutral extra context, shared by every label of a situation.
@@ -300,16 +336,19 @@ inline constexpr Entry kFillersDelivered[] = {
     {kAll, "My sister sends cakes from Crumb to everyone in the family."},
     {kAll, "I have never had to ask you for a refund or a replacement before."},
     {kHeld, "We have ordered from you many times before."},
+    {kDev, "Crumb is our usual bakery for family occasions."},
 };
 // Only where something went wrong.
 inline constexpr Entry kFillersUnhappy[] = {
     {kAll, "This is the first time something like this has happened."},
     {kAll, "We have ordered from Crumb many times before."},
     {kAll, "Honestly, I expected better from Crumb."},
-    {kAll, "Last time something went wrong you sent a new one quickly, so I know you sort things out."},
+    {kAll,
+     "Last time something went wrong you sent a new one quickly, so I know you sort things out."},
     {kAll, "I have never had to ask you for a refund or a replacement before."},
     {kAll, "My friend had to cancel an order with you once and she said you were helpful."},
     {kHeld, "We have ordered from you many times before."},
+    {kDev, "Crumb is our usual bakery for family occasions."},
 };
 inline constexpr Entry kFillersPending[] = {
     {kAll, "I ordered it through your website."},
@@ -320,6 +359,7 @@ inline constexpr Entry kFillersPending[] = {
     {kAll, "We have just moved to {locality} and this is our first order here."},
     {kAll, "Your app usually sends a tracking link, but I have not checked it yet."},
     {kHeld, "I paid by card when I ordered."},
+    {kDev, "I paid online when I placed the order."},
 };
 // For general inquiries; like the others they mention other requests only in passing.
 inline constexpr Entry kFillersNone[] = {
@@ -337,6 +377,7 @@ inline constexpr Entry kSoftExtras[] = {
     {kAll, "Please dekh lo."},
     {kAll, "My number is on the order."},
     {kHeld, "Thank you for your time."},
+    {kDev, "Have a good day."},
 };
 // Closing lines that push for a reply; never used with feedback.
 inline constexpr Entry kPushExtras[] = {
@@ -347,6 +388,7 @@ inline constexpr Entry kPushExtras[] = {
     {kAll, "Please let me know today."},
     {kAll, "Waiting for your reply."},
     {kHeld, "Please get back to me soon."},
+    {kDev, "Please reply at the earliest."},
 };
 
 inline constexpr const char* kEmojiNeutral[] = {"🙏"};
@@ -364,6 +406,9 @@ inline constexpr Entry kQuotes[] = {
     {kHeld,
      "> On {qdate}, Crumb Support wrote:\n> Dear {first}, we have received your message and will "
      "get back to you shortly.\n> Crumb Bakery, Pune"},
+    {kDev,
+     "> On {qdate}, Crumb Support wrote:\n> Hi {first}, we are sorry to hear this. Could you reply "
+     "with the order number so we can look into it?\n> Crumb Help Desk"},
 };
 
 // Long variant for the few emails over 120 words: a welcome note the customer replies above.
@@ -380,6 +425,11 @@ inline constexpr Entry kLongQuotes[] = {
      "festive season. Diwali weeks are our busiest, so delivery slots can move by up to an hour. "
      "If you need anything at all, reply to this email with your order number and we will look "
      "into it the same day.\n> Crumb Bakery, Pune"},
+    {kDev,
+     "> On {qdate}, Crumb Support wrote:\n> Hello {first}, welcome to Crumb. Every order is packed "
+     "by hand in our Pune kitchen and handed to a rider who knows your area. Should anything go "
+     "wrong, reply to this message with your order number and a few words about it, and we will "
+     "answer within the day.\n> With love,\n> The Crumb kitchen"},
 };
 
 inline constexpr Entry kSignatures[] = {
@@ -395,6 +445,11 @@ inline constexpr Entry kSignatures[] = {
      "--\n{name}\nOperations, Deccan Logistics LLP\n{locality}, Pune\n\nThe contents of this "
      "message are confidential. If you are not the intended recipient, please tell the sender and "
      "delete it."},
+    {kDev, "Sent from my tablet"},
+    {kDev,
+     "--\n{name}\nFinance, Shreeji Textiles\n{locality}, Pune\n\nThis message may contain "
+     "confidential information. If it reached you in error, please delete it and inform the "
+     "sender."},
 };
 
 // Typos are whole-word substitutions applied to the finished email, so they hit both sides of
