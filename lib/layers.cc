@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -119,6 +120,58 @@ void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx) {
 // ---------------------------------------------------------------------------------------------
 // Multi-head self-attention
 
+namespace {
+
+// C(r, 0..cols) = alpha * sum over t < n_t of X(r, t) * Y(t, 0..cols), for r < R, overwriting C.
+// X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C are contiguous, with strides y_s and c_s.
+// The one product shape of training's attention: one email's head is a few dozen rows by Dh
+// (8-64) columns, too small for Eigen's products, whose packing would cost more than the
+// multiplying. Four rows at a time, so each load of Y feeds four accumulators; columns in
+// vectors of 16, then 8, then one by one.
+template <int W, typename S>
+void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                        Eigen::Index y_s, int j, S alpha, S* c, Eigen::Index c_s) {
+  using A = Eigen::Array<S, W, 1>;
+  int r = 0;
+  for (; r + 4 <= R; r += 4) {
+    A a0 = A::Zero(), a1 = A::Zero(), a2 = A::Zero(), a3 = A::Zero();
+    for (int t = 0; t < n_t; ++t) {
+      const A yt = Eigen::Map<const A>(y + t * y_s + j);
+      const S* xt = x + r * x_r + t * x_t;
+      a0 += xt[0] * yt;
+      a1 += xt[x_r] * yt;
+      a2 += xt[2 * x_r] * yt;
+      a3 += xt[3 * x_r] * yt;
+    }
+    Eigen::Map<A>(c + r * c_s + j) = alpha * a0;
+    Eigen::Map<A>(c + (r + 1) * c_s + j) = alpha * a1;
+    Eigen::Map<A>(c + (r + 2) * c_s + j) = alpha * a2;
+    Eigen::Map<A>(c + (r + 3) * c_s + j) = alpha * a3;
+  }
+  for (; r < R; ++r) {
+    A a = A::Zero();
+    for (int t = 0; t < n_t; ++t) a += x[r * x_r + t * x_t] * Eigen::Map<const A>(y + t * y_s + j);
+    Eigen::Map<A>(c + r * c_s + j) = alpha * a;
+  }
+}
+
+template <typename S>
+void rows_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                  Eigen::Index y_s, int cols, S alpha, S* c, Eigen::Index c_s) {
+  int j = 0;
+  for (; j + 16 <= cols; j += 16)
+    rows_product_block<16>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
+  for (; j + 8 <= cols; j += 8)
+    rows_product_block<8>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
+  for (; j < cols; ++j) rows_product_block<1>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
+}
+
+// Columns 0..n of a score buffer padded to a multiple of 8 columns, so its exp runs on whole
+// vectors.
+inline int padded8(int n) { return (n + 7) / 8 * 8; }
+
+}  // namespace
+
 template <typename S>
 void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
                        int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
@@ -127,35 +180,46 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));  // keeps score variance independent of Dh
   cache.qkv.noalias() = u * W_qkv.transpose();  // (N, 3D)
+  const Eigen::Index ld = cache.qkv.cols();
   cache.concat.setZero(u.rows(), D);
   cache.probs.resize(static_cast<size_t>(B) * n_heads);
   cache.drop.resize(dropout.p > 0 ? static_cast<size_t>(B) * n_heads : 0);
+  Mat<S> kt, sc, pm;  // (Dh, n8) keys transposed, (n, n8) scores, (n, n) probs * dropout mask
   for (int b = 0; b < B; ++b) {
-    const int n = lengths[b];  // real tokens; keys beyond n are masked by never being read
+    const int n = lengths[b], n8 = padded8(n);  // keys beyond n are masked by never being read
     Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1))
                           : 0);
+    kt.setZero(Dh, n8);
+    sc.resize(n, n8);
     for (int h = 0; h < n_heads; ++h) {
-      const auto q = cache.qkv.block(b * T, h * Dh, n, Dh);
-      const auto k = cache.qkv.block(b * T, D + h * Dh, n, Dh);
-      const auto v = cache.qkv.block(b * T, 2 * D + h * Dh, n, Dh);
+      const S* q = &cache.qkv(b * T, h * Dh);
+      const S* v = &cache.qkv(b * T, 2 * D + h * Dh);
+      kt.leftCols(n) = cache.qkv.block(b * T, D + h * Dh, n, Dh).transpose();
+      rows_product(q, ld, 1, n, Dh, kt.data(), n8, n8, S(1), sc.data(), n8);
+      // Max-subtracted softmax of scale * scores (exp never overflows). The padding columns go
+      // to the bottom of exp's range, and exp runs over the whole buffer at once: row by row,
+      // Eigen's vectorised exp would cover only each short row's full vectors.
+      for (int i = 0; i < n; ++i) {
+        auto row = sc.row(i);
+        const S mx = row.head(n).maxCoeff();
+        row.head(n) = (row.head(n).array() - mx) * scale;
+        row.tail(n8 - n).setConstant(-std::numeric_limits<S>::infinity());
+      }
+      sc.array() = sc.array().exp();
       Mat<S>& p = cache.probs[b * n_heads + h];
-      p.noalias() = (q * k.transpose()) * scale;  // (n, n)
-      // Max-subtracted softmax (exp never overflows), with exp taken over the whole (n, n) block
-      // at once: row by row, Eigen's vectorised exp would cover only each short row's full
-      // packets and call the scalar expf for the rest (a 53-token row is 3 packets + 5 calls).
-      for (int i = 0; i < n; ++i) p.row(i).array() -= p.row(i).maxCoeff();
-      p.array() = p.array().exp();
-      for (int i = 0; i < n; ++i) p.row(i) /= p.row(i).sum();
-      auto o = cache.concat.block(b * T, h * Dh, n, Dh);
+      p.resize(n, n);
+      for (int i = 0; i < n; ++i) p.row(i) = sc.row(i).head(n) / sc.row(i).head(n).sum();
+      const S* weights = p.data();
       if (dropout.p > 0) {
         Mat<S>& m = cache.drop[b * n_heads + h];
         m.resize(n, n);
         const S keep_scale = static_cast<S>(1.0 / (1.0 - dropout.p));
         rng.fill_keep_mask(m.data(), static_cast<size_t>(m.size()), dropout.p, keep_scale);
-        o.noalias() = (p.array() * m.array()).matrix() * v;
-      } else {
-        o.noalias() = p * v;
+        pm = p.array() * m.array();
+        weights = pm.data();
       }
+      // o = weights v
+      rows_product(weights, n, 1, n, n, v, ld, Dh, S(1), &cache.concat(b * T, h * Dh), D);
     }
   }
   out.noalias() = cache.concat * W_o.transpose();
@@ -257,30 +321,41 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
   const S scale = S(1) / std::sqrt(S(Dh));
   // out = concat W_o^T
   dW_o.noalias() += dout.transpose() * cache.concat;
-  Mat<S> dconcat = dout * W_o;
-  Mat<S> dqkv = Mat<S>::Zero(u.rows(), 3 * D);
-  Mat<S> pd, dp, ds;  // (n, n) work space, reused across heads
-  Vec<S> dot;
+  const Mat<S> dconcat = dout * W_o;
+  Mat<S> dqkv = Mat<S>::Zero(u.rows(), 3 * D);  // padding rows stay 0
+  const Eigen::Index ld = dqkv.cols();
+  const bool dropped = !cache.drop.empty();
+  Mat<S> vt, dp, pm, ds;  // (Dh, n8) values transposed, (n, n8), (n, n), (n, n) work space
   for (int b = 0; b < B; ++b) {
-    const int n = lengths[b];
+    const int n = lengths[b], n8 = padded8(n);
+    vt.setZero(Dh, n8);
+    dp.resize(n, n8);
+    ds.resize(n, n);
     for (int h = 0; h < n_heads; ++h) {
-      const auto q = cache.qkv.block(b * T, h * Dh, n, Dh);
-      const auto k = cache.qkv.block(b * T, D + h * Dh, n, Dh);
-      const auto v = cache.qkv.block(b * T, 2 * D + h * Dh, n, Dh);
+      const S* q = &cache.qkv(b * T, h * Dh);
+      const S* k = &cache.qkv(b * T, D + h * Dh);
       const Mat<S>& p = cache.probs[b * n_heads + h];
-      const auto d_o = dconcat.block(b * T, h * Dh, n, Dh);
-      const bool dropped = !cache.drop.empty();
-      // o = pd v, with pd = p * mask
-      if (dropped) pd = p.array() * cache.drop[b * n_heads + h].array();
-      dqkv.block(b * T, 2 * D + h * Dh, n, Dh).noalias() += (dropped ? pd : p).transpose() * d_o;
-      dp.noalias() = d_o * v.transpose();
-      if (dropped) dp.array() *= cache.drop[b * n_heads + h].array();
+      const S* d_o = &dconcat(b * T, h * Dh);
+      // o = w v, with w = p * mask: dv = w^T do
+      const S* w = p.data();
+      if (dropped) {
+        pm = p.array() * cache.drop[b * n_heads + h].array();
+        w = pm.data();
+      }
+      rows_product(w, 1, n, n, n, d_o, D, Dh, S(1), &dqkv(b * T, 2 * D + h * Dh), ld);
+      // dw = do v^T; dp = dw * mask
+      vt.leftCols(n) = cache.qkv.block(b * T, 2 * D + h * Dh, n, Dh).transpose();
+      rows_product(d_o, D, 1, n, Dh, vt.data(), n8, n8, S(1), dp.data(), n8);
       // p = softmax(s): ds = p * (dp - rowsum(dp * p))
-      dot = (dp.array() * p.array()).rowwise().sum();
-      ds = p.array() * (dp.array().colwise() - dot.array());
-      // s = q k^T * scale
-      dqkv.block(b * T, h * Dh, n, Dh).noalias() += (ds * k) * scale;
-      dqkv.block(b * T, D + h * Dh, n, Dh).noalias() += (ds.transpose() * q) * scale;
+      for (int i = 0; i < n; ++i) {
+        auto dpi = dp.row(i).head(n);
+        if (dropped) dpi.array() *= cache.drop[b * n_heads + h].row(i).array();
+        const S dot = (dpi.array() * p.row(i).array()).sum();
+        ds.row(i) = p.row(i).array() * (dpi.array() - dot);
+      }
+      // s = q k^T * scale: dq = ds k * scale, dk = ds^T q * scale
+      rows_product(ds.data(), n, 1, n, n, k, ld, Dh, scale, &dqkv(b * T, h * Dh), ld);
+      rows_product(ds.data(), 1, n, n, n, q, ld, Dh, scale, &dqkv(b * T, D + h * Dh), ld);
     }
   }
   // qkv = u W_qkv^T
