@@ -124,10 +124,10 @@ namespace {
 
 // C(r, 0..cols) = alpha * sum over t < n_t of X(r, t) * Y(t, 0..cols), for r < R, overwriting C.
 // X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C are contiguous, with strides y_s and c_s.
-// The one product shape of training's attention: one email's head is a few dozen rows by Dh
-// (8-64) columns, too small for Eigen's products, whose packing would cost more than the
+// Every product of one email's head, in training and in predictions: a few dozen rows by Dh
+// (8-64) columns is too small for Eigen's products, whose packing would cost more than the
 // multiplying. Four rows at a time, so each load of Y feeds four accumulators; columns in
-// vectors of 16, then 8, then one by one.
+// vectors of 16, then 8, then one by one. alpha = 1 leaves the sums exactly as they are.
 template <int W, typename S>
 void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
                         Eigen::Index y_s, int j, S alpha, S* c, Eigen::Index c_s) {
@@ -232,39 +232,6 @@ constexpr int kLanes = 16;
 template <typename S>
 using Lane = Eigen::Array<S, kLanes, 1>;
 
-// C(r, :) = sum over t < n_t of X(r, t) * Y(t, :), for r < R and n_pad columns (a multiple of
-// kLanes). X(r, t) is x[r * x_r + t * x_t]; Y and C are row-major with row strides y_s and c_s.
-// Four rows at a time: each Y vector is loaded once for four independent accumulators.
-template <typename S>
-void lane_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
-                  Eigen::Index y_s, int n_pad, S* c, Eigen::Index c_s) {
-  using L = Lane<S>;
-  for (int j = 0; j < n_pad; j += kLanes) {
-    int r = 0;
-    for (; r + 4 <= R; r += 4) {
-      L a0 = L::Zero(), a1 = L::Zero(), a2 = L::Zero(), a3 = L::Zero();
-      for (int t = 0; t < n_t; ++t) {
-        const L yt = Eigen::Map<const L>(y + t * y_s + j);
-        const S* xt = x + r * x_r + t * x_t;
-        a0 += xt[0] * yt;
-        a1 += xt[x_r] * yt;
-        a2 += xt[2 * x_r] * yt;
-        a3 += xt[3 * x_r] * yt;
-      }
-      Eigen::Map<L>(c + r * c_s + j) = a0;
-      Eigen::Map<L>(c + (r + 1) * c_s + j) = a1;
-      Eigen::Map<L>(c + (r + 2) * c_s + j) = a2;
-      Eigen::Map<L>(c + (r + 3) * c_s + j) = a3;
-    }
-    for (; r < R; ++r) {
-      L a = L::Zero();
-      for (int t = 0; t < n_t; ++t)
-        a += x[r * x_r + t * x_t] * Eigen::Map<const L>(y + t * y_s + j);
-      Eigen::Map<L>(c + r * c_s + j) = a;
-    }
-  }
-}
-
 }  // namespace
 
 template <typename S>
@@ -292,7 +259,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
       qt.leftCols(n) = qkv.block(b * T, h * Dh, n, Dh).transpose() * scale;
       const S* k = &qkv(b * T, D + h * Dh);
       const S* v = &qkv(b * T, 2 * D + h * Dh);
-      lane_product(k, ld, 1, n, Dh, qt.data(), n_pad, n_pad, st.data(), n_pad);
+      rows_product(k, ld, 1, n, Dh, qt.data(), n_pad, n_pad, S(1), st.data(), n_pad);
       for (int j = 0; j < n_pad; j += kLanes) {
         L mx = Eigen::Map<const L>(&st(0, j));
         for (int key = 1; key < n; ++key) mx = mx.max(Eigen::Map<const L>(&st(key, j)));
@@ -304,7 +271,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
         }
         Eigen::Map<L>(&l(j)) = sum;
       }
-      lane_product(v, 1, ld, Dh, n, st.data(), n_pad, n_pad, ot.data(), n_pad);
+      rows_product(v, 1, ld, Dh, n, st.data(), n_pad, n_pad, S(1), ot.data(), n_pad);
       concat.block(b * T, h * Dh, n, Dh) =
           (ot.leftCols(n).array().rowwise() / l.head(n).array()).matrix().transpose();
     }
