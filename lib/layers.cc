@@ -166,9 +166,8 @@ void rows_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t
   for (; j < cols; ++j) rows_product_block<1>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
 }
 
-// Columns 0..n of a score buffer padded to a multiple of 8 columns, so its exp runs on whole
-// vectors.
-inline int padded8(int n) { return (n + 7) / 8 * 8; }
+// n rounded up to a multiple of m: buffers padded to whole vectors.
+inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
 
 }  // namespace
 
@@ -186,7 +185,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   cache.drop.resize(dropout.p > 0 ? static_cast<size_t>(B) * n_heads : 0);
   Mat<S> kt, sc, pm;  // (Dh, n8) keys transposed, (n, n8) scores, (n, n) probs * dropout mask
   for (int b = 0; b < B; ++b) {
-    const int n = lengths[b], n8 = padded8(n);  // keys beyond n are masked by never being read
+    const int n = lengths[b], n8 = round_up(n, 8);  // keys beyond n: masked, never read
     Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1))
                           : 0);
     kt.setZero(Dh, n8);
@@ -249,7 +248,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
   Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale, (n, n_pad) scores, (Dh, n_pad) outputs
   RowVec<S> l;        // (n_pad) per query: the sum of exp(score - max)
   for (int b = 0; b < B; ++b) {
-    const int n = lengths[b], n_pad = (n + kLanes - 1) / kLanes * kLanes;
+    const int n = lengths[b], n_pad = round_up(n, kLanes);
     qt.resize(Dh, n_pad);
     qt.rightCols(n_pad - n).setZero();  // the padding queries; the real ones are written per head
     st.resize(n, n_pad);
@@ -294,7 +293,7 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
   const bool dropped = !cache.drop.empty();
   Mat<S> vt, dp, pm, ds;  // (Dh, n8) values transposed, (n, n8), (n, n), (n, n) work space
   for (int b = 0; b < B; ++b) {
-    const int n = lengths[b], n8 = padded8(n);
+    const int n = lengths[b], n8 = round_up(n, 8);
     vt.setZero(Dh, n8);
     dp.resize(n, n8);
     ds.resize(n, n);
