@@ -114,6 +114,12 @@ void run(TrainCli& t) {
         "{:.0f} ex/s  {:.1f}s elapsed  ETA {:.0f}s{}",
         r.epoch, r.epochs, r.train_loss, r.train_accuracy, r.valid_loss, r.valid_accuracy,
         r.examples_per_second, r.elapsed, r.eta, r.best ? "  *best" : "");
+    spdlog::debug(
+        "epoch {:>2} time: passes {:.2f}s (threads {:.0f}% busy), update {:.2f}s, "
+        "validation {:.2f}s",
+        r.epoch, r.steps_seconds,
+        100 * r.shards_busy_seconds / std::max(1e-9, r.threads_used * r.steps_seconds),
+        r.update_seconds, r.valid_seconds);
   };
   TrainResult result;
   Model model = train_model(train, valid, t.o, hooks, result);

@@ -1,11 +1,14 @@
 // The machine's single-precision matrix-multiply peak as Eigen reaches it in this build (same
 // flags as the engine, one thread: EIGEN_DONT_PARALLELIZE), to put the model's FLOPS counters in
-// proportion. Square products, and the shapes of the model's own products: y = x W^T with x of
-// M token rows, as linear_forward computes them, and one head's attention (Dh = 8 columns).
+// proportion. Square products, and Eigen at the shapes of the model's own products: y = x W^T
+// with x of M token rows, and one head's attention (Dh = 8 columns). Next to them, the model's
+// own products at the same shapes (linear_forward, and linear_backward's dx = dy W and
+// dW += dy^T x), which are written for them and do not go through Eigen's.
 #include <random>
 
 #include <benchmark/benchmark.h>
 
+#include "layers.h"
 #include "tensor.h"
 
 namespace router::bench {
@@ -53,6 +56,41 @@ BENCHMARK(BM_GemmLinear)
     ->ArgNames({"M", "in", "out"})
     ->ArgsProduct({{16, 128, 1024, 4096}, {64}, {192, 64, 256}})
     ->ArgsProduct({{16, 128, 1024, 4096}, {256}, {64}})
+    ->Unit(benchmark::kMicrosecond);
+
+// The same y = x W^T, as the model computes it.
+void BM_LinearForward(benchmark::State& state) {
+  const Eigen::Index M = state.range(0), in = state.range(1), out = state.range(2);
+  const Mat<float> x = random_matrix(M, in, 1), W = random_matrix(out, in, 2);
+  Mat<float> y;
+  for (auto _ : state) {
+    linear_forward<float>(x, W, nullptr, y);
+    benchmark::DoNotOptimize(y.data());
+  }
+  set_flops(state, M, in, out);
+}
+BENCHMARK(BM_LinearForward)
+    ->ArgNames({"M", "in", "out"})
+    ->ArgsProduct({{16, 128, 1024, 4096}, {64}, {192, 64, 256}})
+    ->ArgsProduct({{16, 128, 1024, 4096}, {256}, {64}})
+    ->Unit(benchmark::kMicrosecond);
+
+// Its backward: dx += dy W and dW += dy^T x (twice the forward's arithmetic).
+void BM_LinearBackward(benchmark::State& state) {
+  const Eigen::Index M = state.range(0), in = state.range(1), out = state.range(2);
+  const Mat<float> x = random_matrix(M, in, 1), W = random_matrix(out, in, 2),
+                   dy = random_matrix(M, out, 3);
+  Mat<float> dx = Mat<float>::Zero(M, in), dW = Mat<float>::Zero(out, in);
+  for (auto _ : state) {
+    linear_backward<float>(dy, x, W, &dx, dW, nullptr);
+    benchmark::DoNotOptimize(dW.data());
+  }
+  set_flops(state, 2 * M, in, out);
+}
+BENCHMARK(BM_LinearBackward)
+    ->ArgNames({"M", "in", "out"})
+    ->ArgsProduct({{128, 1024}, {64}, {192, 64, 128}})
+    ->ArgsProduct({{128, 1024}, {128}, {64}})
     ->Unit(benchmark::kMicrosecond);
 
 // One head of attention for n tokens, Dh = 8: scores (n, n) = q (n, 8) k^T; o (n, 8) = p v.

@@ -67,7 +67,7 @@ Explanation explain(const Model& model, std::string_view text) {
   const int L = model.config().n_layers, H = model.config().n_heads;
   e.attention.resize(L);
   for (int l = 0; l < L; ++l) {
-    for (int h = 0; h < H; ++h) e.attention[l].push_back(cache.blocks[l].attn.probs[h]);
+    for (int h = 0; h < H; ++h) e.attention[l].push_back(cache.blocks[l].attn.prob(h));
   }
 
   e.raw_importance = gradient_x_input(model.params(), model.config(), model.positions(), e.ids,

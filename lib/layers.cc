@@ -10,19 +10,6 @@
 
 namespace router {
 
-namespace {
-
-// Eigen cuts a matrix product's inner dimension into blocks sized from the L1 cache it detects
-// at run time, and the block size fixes the order in which each dot product is summed. With the
-// cache sizes pinned, a model trains to the same bits on any machine with the same vector
-// instructions, not only on one with the same caches.
-const bool kGemmBlockingPinned = [] {
-  Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes);
-  return true;
-}();
-
-}  // namespace
-
 template <typename S>
 void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
                   Mat<S>& mask) {
@@ -80,11 +67,157 @@ void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
 }
 
 // ---------------------------------------------------------------------------------------------
+// Matrix products
+//
+// Every product of the model, in training and in predictions, is this one loop: the shapes are a
+// few dozen to a few thousand rows by 8-192 columns, where Eigen's general product spends much of
+// its time packing (40-46 GFLOP/s on the linear layers' shapes here, against 65-77 for this).
+// Each element is one chain of multiply-adds over t in order, whatever the blocking below, so the
+// result depends on neither the cache sizes nor how rows and columns are cut.
+
+namespace {
+
+// What one accumulator holds: a vector of the machine's width, or one value for the columns left.
+template <int W, typename S>
+struct LaneOf {
+  using type = typename Eigen::internal::packet_traits<S>::type;
+};
+template <typename S>
+struct LaneOf<1, S> {
+  using type = S;
+};
+
+// The rows of a product made at once: six rows of 16 columns keep twelve of AVX2's sixteen
+// registers accumulating, enough to hide the multiply-add latency.
+constexpr int kBlockRows = 6;
+
+// C(r, 0..W) (=, or += with accumulate) alpha * sum over t < n_t of X(r, t) * Y(t, 0..W), for
+// rows r < R, R a multiple of kBlockRows. X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C
+// are contiguous, with strides y_s and c_s. Each load of Y feeds kBlockRows accumulators. The
+// multiply-adds are explicit (Eigen's pmadd, std::fma), so each sum is one chain of them.
+template <int W, typename S>
+void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                        Eigen::Index y_s, S alpha, bool accumulate, S* c, Eigen::Index c_s) {
+  using Packet = typename Eigen::internal::packet_traits<S>::type;
+  constexpr int P = W == 1 ? 1 : Eigen::internal::packet_traits<S>::size;
+  static_assert(W % P == 0, "a block is whole vectors");
+  constexpr int NP = W / P;
+  using Lane = typename LaneOf<W, S>::type;
+  auto broadcast = [](S v) {
+    if constexpr (W == 1)
+      return v;
+    else
+      return Eigen::internal::pset1<Packet>(v);
+  };
+  auto load = [](const S* p) {
+    if constexpr (W == 1)
+      return *p;
+    else
+      return Eigen::internal::ploadu<Packet>(p);
+  };
+  auto madd = [](Lane a, Lane b, Lane acc) {
+    if constexpr (W == 1)
+      return std::fma(a, b, acc);
+    else
+      return Eigen::internal::pmadd(a, b, acc);
+  };
+  constexpr int RB = kBlockRows;
+  for (int r = 0; r < R; r += RB) {
+    Lane a[RB][NP];
+    for (int q = 0; q < RB; ++q)
+      for (int k = 0; k < NP; ++k) a[q][k] = broadcast(S(0));
+    for (int t = 0; t < n_t; ++t) {
+      Lane yt[NP];
+      for (int k = 0; k < NP; ++k) yt[k] = load(y + t * y_s + k * P);
+      const S* xt = x + r * x_r + t * x_t;
+      for (int q = 0; q < RB; ++q) {
+        const Lane xq = broadcast(xt[q * x_r]);
+        for (int k = 0; k < NP; ++k) a[q][k] = madd(xq, yt[k], a[q][k]);
+      }
+    }
+    for (int q = 0; q < RB; ++q) {
+      for (int k = 0; k < NP; ++k) {
+        S* out = c + (r + q) * c_s + k * P;
+        S v[P];
+        if constexpr (W == 1)
+          v[0] = a[q][k];
+        else
+          Eigen::internal::pstoreu(v, a[q][k]);
+        for (int e = 0; e < P; ++e) out[e] = accumulate ? out[e] + alpha * v[e] : alpha * v[e];
+      }
+    }
+  }
+}
+
+// C(r, 0..cols) (=, or += with accumulate) alpha * sum over t < n_t of X(r, t) * Y(t, 0..cols),
+// for r < R. Columns in vectors of 16, then 8, then one by one. The rows left over after the
+// whole blocks go through the same block, from a copy padded with zero rows: a row's bits never
+// depend on where it falls (compiled for fewer rows, the same loop was not always fused into
+// multiply-adds the same way).
+template <typename S>
+void rows_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                  Eigen::Index y_s, int cols, S alpha, S* c, Eigen::Index c_s,
+                  bool accumulate = false) {
+  const int full = R / kBlockRows * kBlockRows;
+  int j = 0;
+  for (; j + 16 <= cols; j += 16)
+    rows_product_block<16>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
+  for (; j + 8 <= cols; j += 8)
+    rows_product_block<8>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
+  for (; j < cols; ++j)
+    rows_product_block<1>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
+  if (full == R) return;
+  const int left = R - full;
+  thread_local std::vector<S> xs, cs;  // (kBlockRows, n_t) and (kBlockRows, cols)
+  xs.assign(static_cast<size_t>(kBlockRows) * n_t, S(0));
+  cs.assign(static_cast<size_t>(kBlockRows) * cols, S(0));
+  for (int q = 0; q < left; ++q) {
+    for (int t = 0; t < n_t; ++t) xs[q * n_t + t] = x[(full + q) * x_r + t * x_t];
+    if (accumulate) std::copy_n(c + (full + q) * c_s, cols, cs.data() + q * cols);
+  }
+  rows_product(xs.data(), n_t, 1, kBlockRows, n_t, y, y_s, cols, alpha, cs.data(), cols,
+               accumulate);
+  for (int q = 0; q < left; ++q) std::copy_n(cs.data() + q * cols, cols, c + (full + q) * c_s);
+}
+
+// y = x W^T: x (N, In), W (Out, In) -> y (N, Out). W is transposed first, so that its rows are
+// the contiguous Y of rows_product (a few thousand values, against N * In * Out multiply-adds).
+template <typename S>
+void times_transposed(const Mat<S>& x, const Mat<S>& W, Mat<S>& y) {
+  thread_local Mat<S> wt;
+  wt = W.transpose();
+  y.resize(x.rows(), W.rows());
+  rows_product(x.data(), x.cols(), 1, static_cast<int>(x.rows()), static_cast<int>(x.cols()),
+               wt.data(), wt.cols(), static_cast<int>(W.rows()), S(1), y.data(), y.cols());
+}
+
+// dx (+)= dy W: dy (N, Out), W (Out, In) -> dx (N, In).
+template <typename S>
+void times(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx, bool accumulate) {
+  if (!accumulate) dx.resize(dy.rows(), W.cols());
+  rows_product(dy.data(), dy.cols(), 1, static_cast<int>(dy.rows()), static_cast<int>(dy.cols()),
+               W.data(), W.cols(), static_cast<int>(W.cols()), S(1), dx.data(), dx.cols(),
+               accumulate);
+}
+
+// dW += dy^T x: dy (N, Out), x (N, In) -> dW (Out, In); the sum runs over the N rows.
+template <typename S>
+void add_transposed_times(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW) {
+  rows_product(dy.data(), 1, dy.cols(), static_cast<int>(dy.cols()), static_cast<int>(dy.rows()),
+               x.data(), x.cols(), static_cast<int>(x.cols()), S(1), dW.data(), dW.cols(), true);
+}
+
+// n rounded up to a multiple of m: buffers padded to whole vectors.
+inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
 // Linear
 
 template <typename S>
 void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y) {
-  y.noalias() = x * W.transpose();
+  times_transposed(x, W, y);
   if (b) y.rowwise() += b->transpose();
 }
 
@@ -92,8 +225,8 @@ template <typename S>
 void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
                      Vec<S>* db) {
   // y = x W^T + b  =>  dx = dy W, dW = dy^T x, db = sum over rows of dy
-  if (dx) dx->noalias() += dy * W;
-  dW.noalias() += dy.transpose() * x;
+  if (dx) times(dy, W, *dx, true);
+  add_transposed_times(dy, x, dW);
   if (db) *db += dy.colwise().sum().transpose();
 }
 
@@ -120,57 +253,6 @@ void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx) {
 // ---------------------------------------------------------------------------------------------
 // Multi-head self-attention
 
-namespace {
-
-// C(r, 0..cols) = alpha * sum over t < n_t of X(r, t) * Y(t, 0..cols), for r < R, overwriting C.
-// X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C are contiguous, with strides y_s and c_s.
-// Every product of one email's head, in training and in predictions: a few dozen rows by Dh
-// (8-64) columns is too small for Eigen's products, whose packing would cost more than the
-// multiplying. Four rows at a time, so each load of Y feeds four accumulators; columns in
-// vectors of 16, then 8, then one by one. alpha = 1 leaves the sums exactly as they are.
-template <int W, typename S>
-void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
-                        Eigen::Index y_s, int j, S alpha, S* c, Eigen::Index c_s) {
-  using A = Eigen::Array<S, W, 1>;
-  int r = 0;
-  for (; r + 4 <= R; r += 4) {
-    A a0 = A::Zero(), a1 = A::Zero(), a2 = A::Zero(), a3 = A::Zero();
-    for (int t = 0; t < n_t; ++t) {
-      const A yt = Eigen::Map<const A>(y + t * y_s + j);
-      const S* xt = x + r * x_r + t * x_t;
-      a0 += xt[0] * yt;
-      a1 += xt[x_r] * yt;
-      a2 += xt[2 * x_r] * yt;
-      a3 += xt[3 * x_r] * yt;
-    }
-    Eigen::Map<A>(c + r * c_s + j) = alpha * a0;
-    Eigen::Map<A>(c + (r + 1) * c_s + j) = alpha * a1;
-    Eigen::Map<A>(c + (r + 2) * c_s + j) = alpha * a2;
-    Eigen::Map<A>(c + (r + 3) * c_s + j) = alpha * a3;
-  }
-  for (; r < R; ++r) {
-    A a = A::Zero();
-    for (int t = 0; t < n_t; ++t) a += x[r * x_r + t * x_t] * Eigen::Map<const A>(y + t * y_s + j);
-    Eigen::Map<A>(c + r * c_s + j) = alpha * a;
-  }
-}
-
-template <typename S>
-void rows_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
-                  Eigen::Index y_s, int cols, S alpha, S* c, Eigen::Index c_s) {
-  int j = 0;
-  for (; j + 16 <= cols; j += 16)
-    rows_product_block<16>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
-  for (; j + 8 <= cols; j += 8)
-    rows_product_block<8>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
-  for (; j < cols; ++j) rows_product_block<1>(x, x_r, x_t, R, n_t, y, y_s, j, alpha, c, c_s);
-}
-
-// n rounded up to a multiple of m: buffers padded to whole vectors.
-inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
-
-}  // namespace
-
 template <typename S>
 void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
                        int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
@@ -178,11 +260,21 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));  // keeps score variance independent of Dh
-  cache.qkv.noalias() = u * W_qkv.transpose();  // (N, 3D)
+  times_transposed(u, W_qkv, cache.qkv);    // (N, 3D)
   const Eigen::Index ld = cache.qkv.cols();
   cache.concat.setZero(u.rows(), D);
-  cache.probs.resize(static_cast<size_t>(B) * n_heads);
-  cache.drop.resize(dropout.p > 0 ? static_cast<size_t>(B) * n_heads : 0);
+  cache.offsets.resize(static_cast<size_t>(B) * n_heads);
+  cache.sizes.resize(static_cast<size_t>(B) * n_heads);
+  size_t total = 0;
+  for (int b = 0; b < B; ++b) {
+    for (int h = 0; h < n_heads; ++h) {
+      cache.offsets[b * n_heads + h] = total;
+      cache.sizes[b * n_heads + h] = lengths[b];
+      total += static_cast<size_t>(lengths[b]) * lengths[b];
+    }
+  }
+  cache.probs.resize(total);
+  cache.drop.resize(dropout.p > 0 ? total : 0);
   Mat<S> kt, sc, pm;  // (Dh, n8) keys transposed, (n, n8) scores, (n, n) probs * dropout mask
   for (int b = 0; b < B; ++b) {
     const int n = lengths[b], n8 = round_up(n, 8);  // keys beyond n: masked, never read
@@ -205,13 +297,12 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
         row.tail(n8 - n).setConstant(-std::numeric_limits<S>::infinity());
       }
       sc.array() = sc.array().exp();
-      Mat<S>& p = cache.probs[b * n_heads + h];
-      p.resize(n, n);
+      const size_t at = cache.offsets[b * n_heads + h];
+      Eigen::Map<Mat<S>> p(cache.probs.data() + at, n, n);
       for (int i = 0; i < n; ++i) p.row(i) = sc.row(i).head(n) / sc.row(i).head(n).sum();
       const S* weights = p.data();
       if (dropout.p > 0) {
-        Mat<S>& m = cache.drop[b * n_heads + h];
-        m.resize(n, n);
+        Eigen::Map<Mat<S>> m(cache.drop.data() + at, n, n);
         const S keep_scale = static_cast<S>(1.0 / (1.0 - dropout.p));
         rng.fill_keep_mask(m.data(), static_cast<size_t>(m.size()), dropout.p, keep_scale);
         pm = p.array() * m.array();
@@ -221,7 +312,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
       rows_product(weights, n, 1, n, n, v, ld, Dh, S(1), &cache.concat(b * T, h * Dh), D);
     }
   }
-  out.noalias() = cache.concat * W_o.transpose();
+  times_transposed(cache.concat, W_o, out);
 }
 
 namespace {
@@ -240,7 +331,8 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
   const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));
-  const Mat<S> qkv = u * W_qkv.transpose();  // (N, 3D)
+  Mat<S> qkv;
+  times_transposed(u, W_qkv, qkv);  // (N, 3D)
   const Eigen::Index ld = qkv.cols();
   Mat<S> concat = Mat<S>::Zero(u.rows(), D);
   // The scores are held transposed, one row per key and one lane per query, so the softmax over
@@ -275,7 +367,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
           (ot.leftCols(n).array().rowwise() / l.head(n).array()).matrix().transpose();
     }
   }
-  out.noalias() = concat * W_o.transpose();
+  times_transposed(concat, W_o, out);
 }
 
 template <typename S>
@@ -286,8 +378,9 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));
   // out = concat W_o^T
-  dW_o.noalias() += dout.transpose() * cache.concat;
-  const Mat<S> dconcat = dout * W_o;
+  add_transposed_times(dout, cache.concat, dW_o);
+  Mat<S> dconcat;
+  times(dout, W_o, dconcat, false);
   Mat<S> dqkv = Mat<S>::Zero(u.rows(), 3 * D);  // padding rows stay 0
   const Eigen::Index ld = dqkv.cols();
   const bool dropped = !cache.drop.empty();
@@ -300,12 +393,12 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
     for (int h = 0; h < n_heads; ++h) {
       const S* q = &cache.qkv(b * T, h * Dh);
       const S* k = &cache.qkv(b * T, D + h * Dh);
-      const Mat<S>& p = cache.probs[b * n_heads + h];
+      const auto p = cache.prob(b * n_heads + h);
       const S* d_o = &dconcat(b * T, h * Dh);
       // o = w v, with w = p * mask: dv = w^T do
       const S* w = p.data();
       if (dropped) {
-        pm = p.array() * cache.drop[b * n_heads + h].array();
+        pm = p.array() * cache.mask(b * n_heads + h).array();
         w = pm.data();
       }
       rows_product(w, 1, n, n, n, d_o, D, Dh, S(1), &dqkv(b * T, 2 * D + h * Dh), ld);
@@ -315,7 +408,7 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
       // p = softmax(s): ds = p * (dp - rowsum(dp * p))
       for (int i = 0; i < n; ++i) {
         auto dpi = dp.row(i).head(n);
-        if (dropped) dpi.array() *= cache.drop[b * n_heads + h].row(i).array();
+        if (dropped) dpi.array() *= cache.mask(b * n_heads + h).row(i).array();
         const S dot = (dpi.array() * p.row(i).array()).sum();
         ds.row(i) = p.row(i).array() * (dpi.array() - dot);
       }
@@ -325,8 +418,8 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
     }
   }
   // qkv = u W_qkv^T
-  dW_qkv.noalias() += dqkv.transpose() * u;
-  du.noalias() += dqkv * W_qkv;
+  add_transposed_times(dqkv, u, dW_qkv);
+  times(dqkv, W_qkv, du, true);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,12 +13,6 @@
 
 namespace router {
 
-// The cache sizes every matrix product is blocked for, whatever the machine has (set when the
-// library loads; see layers.cc). These are the values the built-in models were trained with.
-constexpr std::ptrdiff_t kGemmL1Bytes = 48 * 1024;
-constexpr std::ptrdiff_t kGemmL2Bytes = 1024 * 1024;
-constexpr std::ptrdiff_t kGemmL3Bytes = 32 * 1024 * 1024;
-
 // Inverted dropout masks, drawn from a stream that depends only on (key, site), never on
 // threads or batch composition, so training is reproducible for any thread count.
 struct DropoutSpec {
@@ -66,9 +60,20 @@ void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx);
 template <typename S>
 struct AttentionCache {
   Mat<S> qkv;                // (N, 3D)
-  std::vector<Mat<S>> probs; // B*H of (len_b, len_b): softmax before dropout
-  std::vector<Mat<S>> drop;  // B*H dropout masks on probs (empty when dropout is off)
-  Mat<S> concat;             // (N, D): heads side by side, before W_o; padding rows are 0
+  // For email b and head h, i = b*H + h: its (len_b, len_b) softmax before dropout, and the
+  // dropout mask on it (none when dropout is off), one after another in two buffers that keep
+  // their memory from batch to batch.
+  std::vector<S> probs, drop;
+  std::vector<size_t> offsets;  // B*H: where matrix i begins
+  std::vector<int> sizes;       // B*H: len_b
+  Mat<S> concat;                // (N, D): heads side by side, before W_o; padding rows are 0
+
+  Eigen::Map<const Mat<S>> prob(size_t i) const {
+    return {probs.data() + offsets[i], sizes[i], sizes[i]};
+  }
+  Eigen::Map<const Mat<S>> mask(size_t i) const {
+    return {drop.data() + offsets[i], sizes[i], sizes[i]};
+  }
 };
 // u: (N, D), W_qkv: (3D, D), W_o: (D, D) -> out: (N, D). Padding rows are not queried (their
 // output is 0) and are masked as keys, so they never reach a real token.

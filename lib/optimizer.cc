@@ -19,6 +19,12 @@ ArrayMap<S> slice(const TensorRef<S>& t, const ParamChunk& c) {
   return ArrayMap<S>(t.data + c.begin, c.end - c.begin);
 }
 
+// One chunk of update_average: A = keep * A + take * P.
+template <typename S>
+void average_into(ArrayMap<S> A, const ArrayMap<S>& P, S keep, S take) {
+  A = keep * A + take * P;
+}
+
 template <typename S>
 std::vector<ParamChunk> chunks_of(const std::vector<TensorRef<S>>& refs) {
   std::vector<ParamChunk> out;
@@ -48,7 +54,7 @@ AdamW<S>::AdamW(const Config& config, double beta1, double beta2, double eps)
 
 template <typename S>
 void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double weight_decay,
-                    int threads, double grad_scale) {
+                    int threads, double grad_scale, Params<S>* average, double average_decay) {
   ++t_;
   // The same operations, in the same order, as torch.optim.AdamW (single-tensor path).
   const S b1 = static_cast<S>(beta1_), b2 = static_cast<S>(beta2_), eps = static_cast<S>(eps_);
@@ -58,6 +64,8 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
   const S scale = static_cast<S>(grad_scale);
   const auto p = tensors(params), m = tensors(m_), v = tensors(v_);
   const auto g = tensors(const_cast<Params<S>&>(grads));
+  const auto a = average ? tensors(*average) : std::vector<TensorRef<S>>{};
+  const S keep = static_cast<S>(average_decay), take = static_cast<S>(1.0 - average_decay);
   parallel_for(static_cast<int>(chunks_.size()), threads, [&](int i) {
     const ParamChunk& c = chunks_[i];
     auto P = slice(p[c.tensor], c);
@@ -74,6 +82,7 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
       V = b2 * V + (S(1) - b2) * G.square();
     }
     P -= step_size * M / (V.sqrt() / bc2_sqrt + eps);
+    if (average) average_into(slice(a[c.tensor], c), P, keep, take);
   });
 }
 
@@ -95,8 +104,7 @@ void update_average(Params<S>& avg, const Params<S>& params, double decay, int t
   const S keep = static_cast<S>(decay), take = static_cast<S>(1.0 - decay);
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];
-    auto A = slice(a[c.tensor], c);
-    A = keep * A + take * slice(p[c.tensor], c);
+    average_into(slice(a[c.tensor], c), slice(p[c.tensor], c), keep, take);
   });
 }
 
@@ -105,14 +113,42 @@ double clip_scale(double norm, double max_norm) {
 }
 
 template <typename S>
-double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads) {
+double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads,
+                 const std::vector<int32_t>* embed_rows) {
   const auto t = tensors(total);
   std::vector<std::vector<TensorRef<S>>> q;
   for (Params<S>* part : parts) q.push_back(tensors(*part));
-  const std::vector<ParamChunk> chunks = chunks_of(t);
+  std::vector<ParamChunk> chunks = chunks_of(t);
+  // Tensor 0 is the embedding table. With embed_rows, its chunks become runs of listed rows:
+  // [begin, end) index embed_rows, not values.
+  const Eigen::Index width = total.embed.cols();
+  if (embed_rows) {
+    chunks.erase(std::remove_if(chunks.begin(), chunks.end(),
+                                [](const ParamChunk& c) { return c.tensor == 0; }),
+                 chunks.end());
+    const int64_t n = static_cast<int64_t>(embed_rows->size());
+    const int64_t rows_per_chunk = std::max<int64_t>(1, kChunk / std::max<Eigen::Index>(1, width));
+    std::vector<ParamChunk> rows;
+    for (int64_t b = 0; b < n; b += rows_per_chunk) {
+      rows.push_back({0, b, std::min(n, b + rows_per_chunk)});
+    }
+    chunks.insert(chunks.begin(), rows.begin(), rows.end());
+  }
   std::vector<double> partial(chunks.size());
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];
+    if (embed_rows && c.tensor == 0) {
+      double sq = 0;
+      for (int64_t k = c.begin; k < c.end; ++k) {
+        const int64_t offset = static_cast<int64_t>((*embed_rows)[k]) * width;
+        const ParamChunk row{0, offset, offset + width};
+        auto T = slice(t[0], row);
+        for (const auto& part : q) T += slice(part[0], row);  // parts in order
+        sq += T.template cast<double>().square().sum();
+      }
+      partial[i] = sq;
+      return;
+    }
     auto T = slice(t[c.tensor], c);
     for (const auto& part : q) T += slice(part[c.tensor], c);  // parts in order
     partial[i] = T.template cast<double>().square().sum();
@@ -136,7 +172,9 @@ template double clip_grad_norm<float>(Params<float>&, double, int);
 template double clip_grad_norm<double>(Params<double>&, double, int);
 template void update_average<float>(Params<float>&, const Params<float>&, double, int);
 template void update_average<double>(Params<double>&, const Params<double>&, double, int);
-template double add_grads<float>(Params<float>&, const std::vector<Params<float>*>&, int);
-template double add_grads<double>(Params<double>&, const std::vector<Params<double>*>&, int);
+template double add_grads<float>(Params<float>&, const std::vector<Params<float>*>&, int,
+                                 const std::vector<int32_t>*);
+template double add_grads<double>(Params<double>&, const std::vector<Params<double>*>&, int,
+                                  const std::vector<int32_t>*);
 
 }  // namespace router

@@ -25,9 +25,12 @@ class AdamW {
  public:
   AdamW(const Config& config, double beta1 = 0.9, double beta2 = 0.999, double eps = 1e-8);
   // One update of every tensor; weight decay only where TensorRef::decay is set. The gradients
-  // are used multiplied by grad_scale (the clipping factor), and are not modified.
+  // are used multiplied by grad_scale (the clipping factor), and are not modified. With
+  // `average`, each chunk then also takes the step of update_average(*average, params,
+  // average_decay) while it is in cache: the same values as the two calls one after the other.
   void step(Params<S>& params, const Params<S>& grads, double lr, double weight_decay,
-            int threads = 1, double grad_scale = 1.0);
+            int threads = 1, double grad_scale = 1.0, Params<S>* average = nullptr,
+            double average_decay = 0);
   int64_t steps() const { return t_; }
 
  private:
@@ -44,8 +47,11 @@ double clip_grad_norm(Params<S>& grads, double max_norm, int threads = 1);
 
 // total += each of parts (in order), chunk by chunk on `threads` threads; returns the global L2
 // norm of the new total. With clip_scale, the same as clip_grad_norm without a second pass.
+// With embed_rows (sorted, distinct), only those rows of the embedding table are added and
+// counted: a batch's gradient is zero on the rows of tokens it does not contain, which are most.
 template <typename S>
-double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads = 1);
+double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int threads = 1,
+                 const std::vector<int32_t>* embed_rows = nullptr);
 
 // avg = decay * avg + (1 - decay) * params, value by value: one step of an exponential moving
 // average of the weights.

@@ -47,6 +47,13 @@ void drop_tokens(Batch& batch, double rate) {
   }
 }
 
+// Every gradient but the embedding table's, which training clears row by row.
+void set_zero_except_embedding(Params<float>& g) {
+  for (auto& t : tensors(g)) {
+    if (t.data != g.embed.data()) std::fill(t.data, t.data + t.size, 0.0f);
+  }
+}
+
 // Batches of one epoch: shuffle, sort windows of 16 batches by length (less padding), then
 // shuffle the batches themselves.
 std::vector<std::vector<int>> epoch_batches(const std::vector<std::vector<int32_t>>& ids,
@@ -206,6 +213,11 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   std::vector<ForwardCache<float>> caches(max_shards);
   std::vector<double> shard_loss(max_shards);
   std::vector<int> shard_correct(max_shards);
+  std::vector<double> shard_busy(max_shards);
+  // The embedding rows a step's batch touches (its tokens, and [UNK] for word dropout): the
+  // only rows of the table where its gradients are not zero.
+  std::vector<char> in_batch(cfg.vocab_size, 0);
+  std::vector<int32_t> batch_rows;
 
   // With ema, an exponential moving average of the weights is what validation judges and what
   // is kept. Its decay ramps up over the first steps, so early epochs are not stuck at the start.
@@ -232,12 +244,23 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     const auto batches = epoch_batches(epoch_ids, o.batch_size, rng);
     double loss_sum = 0;
     int correct = 0;
+    double steps_seconds = 0, busy_seconds = 0, update_seconds = 0;
     for (size_t bi = 0; bi < batches.size(); ++bi) {
       check_interrupted();
       const auto& members = batches[bi];
       const int B = static_cast<int>(members.size());
       const int shards = (B + kShard - 1) / kShard;
+      const auto s0 = Clock::now();
+      if (o.token_dropout > 0) in_batch[kUnkId] = 1;
+      for (int j : members) {
+        for (int32_t id : epoch_ids[j]) in_batch[id] = 1;
+      }
+      batch_rows.clear();
+      for (int32_t id = 0; id < cfg.vocab_size; ++id) {
+        if (in_batch[id]) batch_rows.push_back(id), in_batch[id] = 0;
+      }
       parallel_for(shards, o.threads, [&](int s) {
+        const auto b0 = Clock::now();
         std::vector<const std::vector<int32_t>*> seqs;
         std::vector<int> targets;
         std::vector<uint64_t> keys;
@@ -267,11 +290,16 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
           right += arg == targets[b];
         }
         shard_correct[s] = right;
-        set_zero(shard_grads[s]);
+        set_zero_except_embedding(shard_grads[s]);  // its rows are cleared after each step
         encoder_backward(params, cfg, batch, o.dropout, cache, dlogits, shard_grads[s]);
+        shard_busy[s] = seconds_since(b0);
       });
+      steps_seconds += seconds_since(s0);
+      const auto u0 = Clock::now();
       double loss = 0;
-      for (int s = 0; s < shards; ++s) loss += shard_loss[s], correct += shard_correct[s];
+      for (int s = 0; s < shards; ++s) {
+        loss += shard_loss[s], correct += shard_correct[s], busy_seconds += shard_busy[s];
+      }
       if (!std::isfinite(loss)) {
         throw Error(ExitCode::kFailure, "training diverged: the loss is " + std::to_string(loss) +
                                             " at step " + std::to_string(step + 1) + " (epoch " +
@@ -280,20 +308,29 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
       std::vector<Params<float>*> rest;
       for (int s = 1; s < shards; ++s) rest.push_back(&shard_grads[s]);
       // Sum, norm, clip and update in two passes over the parameters.
-      const double norm = add_grads(shard_grads[0], rest, o.threads);
+      const double norm = add_grads(shard_grads[0], rest, o.threads, &batch_rows);
       opt.step(params, shard_grads[0], learning_rate(step, total_steps, o.warmup, o.lr),
-               o.weight_decay, o.threads, clip_scale(norm, o.clip));
-      if (o.ema > 0)
-        update_average(avg, params, std::min(o.ema, (1.0 + step) / (10.0 + step)), o.threads);
+               o.weight_decay, o.threads, clip_scale(norm, o.clip), o.ema > 0 ? &avg : nullptr,
+               std::min(o.ema, (1.0 + step) / (10.0 + step)));
+      for (int s = 0; s < shards; ++s) {
+        for (int32_t id : batch_rows) shard_grads[s].embed.row(id).setZero();
+      }
+      update_seconds += seconds_since(u0);
       loss_sum += loss * B;
       ++step;
       if (hooks.on_step) hooks.on_step(static_cast<int>(bi) + 1, steps_per_epoch);
     }
     const Params<float>& judged = o.ema > 0 ? avg : params;
+    const auto v0 = Clock::now();
     Eval ev = evaluate(judged, cfg, positions, valid_ids, valid_y, o.threads);
     EpochReport r;
     r.epoch = epoch;
     r.epochs = o.epochs;
+    r.valid_seconds = seconds_since(v0);
+    r.steps_seconds = steps_seconds;
+    r.shards_busy_seconds = busy_seconds;
+    r.update_seconds = update_seconds;
+    r.threads_used = std::min(o.threads > 0 ? o.threads : hardware_threads(), max_shards);
     r.train_loss = loss_sum / n;
     r.train_accuracy = static_cast<double>(correct) / n;
     r.valid_loss = ev.loss;

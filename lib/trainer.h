@@ -56,6 +56,11 @@ struct EpochReport {
   double valid_loss = 0, valid_accuracy = 0;
   double examples_per_second = 0, elapsed = 0, eta = 0;
   bool best = false;
+  // Where the epoch's time went: the forward and backward passes (wall), the time the shards
+  // of those passes computed (summed over shards, so threads * steps_seconds when no thread
+  // waits), the gradient sum and optimizer update, and the validation pass.
+  double steps_seconds = 0, shards_busy_seconds = 0, update_seconds = 0, valid_seconds = 0;
+  int threads_used = 1;  // threads the shards ran on: min(--threads, shards per step)
 };
 
 struct TrainHooks {

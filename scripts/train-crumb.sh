@@ -10,7 +10,7 @@ options=(--train data/crumb/train.jsonl --valid data/crumb/valid.jsonl --labels 
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 128 --vocab-size 4000
          --epochs 12 --patience 12 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1 --token-dropout 0.1 --ema 0.998
-         --seed 3 --threads 2)
+         --seed 42 --threads 2)
 "$router" train "${options[@]}" --positional sinusoidal -o models/crumb.json
 "$router" train "${options[@]}" --positional none -o models/crumb-nopos.json
 for m in models/crumb.json models/crumb-nopos.json; do

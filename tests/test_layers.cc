@@ -133,7 +133,7 @@ TEST(Attention, MatchesPyTorchWithPaddingMask) {
                         as_matrix<double>(f["qkv"]).topRows(len), 1e-12));
   M want_probs = as_matrix<double>(f["probs"]);  // (H*T, T)
   for (int h = 0; h < H; ++h) {
-    EXPECT_TRUE(all_close("attn.probs head " + std::to_string(h), cache.probs[h],
+    EXPECT_TRUE(all_close("attn.probs head " + std::to_string(h), cache.prob(h),
                           want_probs.block(h * T, 0, len, len), 1e-12));
     // Padded keys get exactly zero weight.
     EXPECT_EQ(want_probs.block(h * T, len, len, T - len).cwiseAbs().maxCoeff(), 0.0);
@@ -196,7 +196,8 @@ TEST(Attention, RowsSumToOne) {
     out;
   AttentionCache<double> cache;
   attention_forward(u, Wqkv, Wo, 2, 6, {6}, DropoutSpec{0.0, nullptr}, 0, out, cache);
-  for (const auto& p : cache.probs) {
+  for (size_t h = 0; h < 2; ++h) {
+    const auto p = cache.prob(h);
     for (Eigen::Index i = 0; i < p.rows(); ++i) EXPECT_NEAR(p.row(i).sum(), 1.0, 1e-12);
   }
 }
@@ -224,7 +225,7 @@ PlainAttention plain_attention(const M& qkv, const M& dconcat, int H, int T,
         p.row(i) /= p.row(i).sum();
       }
       const size_t at = b * H + h;
-      const M mask = cache.drop.empty() ? M::Ones(n, n) : cache.drop[at];
+      const M mask = cache.drop.empty() ? M(M::Ones(n, n)) : M(cache.mask(at));
       const M w = p.cwiseProduct(mask);
       r.concat.block(row, h * Dh, n, Dh) = w * v;
       const M d_o = dconcat.block(row, h * Dh, n, Dh);
@@ -234,7 +235,7 @@ PlainAttention plain_attention(const M& qkv, const M& dconcat, int H, int T,
       r.dqkv.block(row, h * Dh, n, Dh) = ds * k * scale;
       r.dqkv.block(row, D + h * Dh, n, Dh) = ds.transpose() * q * scale;
       r.dqkv.block(row, 2 * D + h * Dh, n, Dh) = w.transpose() * d_o;
-      EXPECT_TRUE(all_close("probs", cache.probs[at], p, 1e-13));
+      EXPECT_TRUE(all_close("probs", cache.prob(at), p, 1e-13));
     }
   }
   return r;
@@ -428,29 +429,38 @@ TEST(Dropout, BulkMaskMakesTheDecisionsOfUniform) {
   EXPECT_EQ(above, 0.0f);
 }
 
-// Eigen blocks a product's inner dimension by the L1 size it believes in, and the blocks fix the
-// order of each sum. The library pins the sizes, so a weight gradient over 800 token rows (dy^T x,
-// as in linear_backward) has the same bits on every machine; blocked for a 32 KiB L1 instead, some
-// of its sums round differently.
-TEST(Linear, ProductBlockingIsPinned) {
-  EXPECT_EQ(Eigen::l1CacheSize(), kGemmL1Bytes);
-  EXPECT_EQ(Eigen::l2CacheSize(), kGemmL2Bytes);
-  EXPECT_EQ(Eigen::l3CacheSize(), kGemmL3Bytes);
-  const Mat<float> dy = random_matrix(800, 64, 31).cast<float>();
-  const Mat<float> x = random_matrix(800, 64, 32).cast<float>();
-  const Mat<float> W = Mat<float>::Zero(64, 64);
-  auto weight_gradient = [&] {
-    Mat<float> dW = Mat<float>::Zero(64, 64);
-    linear_backward<float>(dy, x, W, nullptr, dW, nullptr);
-    return dW;
+// The model's products sum each element in one chain over the inner dimension, however their
+// rows and columns are cut into blocks: a row computed alone has the same bits as in a batch,
+// and Eigen's cache-size settings (which decide how its own products are blocked) change
+// nothing. So a model trains to the same bits on any machine with the same vector instructions.
+TEST(Linear, ProductsDoNotDependOnBlocking) {
+  const Mat<float> x = random_matrix(803, 64, 31).cast<float>();
+  const Mat<float> W = random_matrix(72, 64, 33).cast<float>();
+  Mat<float> y;
+  linear_forward<float>(x, W, nullptr, y);
+  for (Eigen::Index r : {0, 5, 6, 801, 802}) {
+    Mat<float> one;
+    linear_forward<float>(x.row(r), W, nullptr, one);
+    EXPECT_EQ((one - y.row(r)).cwiseAbs().maxCoeff(), 0.0f) << "row " << r;
+  }
+  const Mat<float> dy = random_matrix(803, 72, 32).cast<float>();
+  auto gradients = [&](Mat<float>& dx, Mat<float>& dW) {
+    dx = Mat<float>::Zero(803, 64), dW = Mat<float>::Zero(72, 64);
+    linear_backward<float>(dy, x, W, &dx, dW, nullptr);
   };
-  const Mat<float> pinned = weight_gradient();
-  Eigen::setCpuCacheSizes(32 * 1024, kGemmL2Bytes, kGemmL3Bytes);
-  const Mat<float> other = weight_gradient();
-  Eigen::setCpuCacheSizes(kGemmL1Bytes, kGemmL2Bytes, kGemmL3Bytes);
-  EXPECT_EQ(weight_gradient(), pinned);
-  EXPECT_NE(other, pinned);
-  EXPECT_TRUE(other.isApprox(pinned, 1e-5f));
+  Mat<float> dx, dW, dx2, dW2;
+  gradients(dx, dW);
+  const std::ptrdiff_t l1 = Eigen::l1CacheSize(), l2 = Eigen::l2CacheSize(),
+                       l3 = Eigen::l3CacheSize();
+  Eigen::setCpuCacheSizes(16 * 1024, 256 * 1024, 2 * 1024 * 1024);
+  gradients(dx2, dW2);
+  Eigen::setCpuCacheSizes(l1, l2, l3);
+  EXPECT_EQ((dx2 - dx).cwiseAbs().maxCoeff(), 0.0f);
+  EXPECT_EQ((dW2 - dW).cwiseAbs().maxCoeff(), 0.0f);
+  // And they are the products, to float rounding.
+  EXPECT_TRUE(y.isApprox(x * W.transpose(), 1e-5f));
+  EXPECT_TRUE(dW.isApprox(dy.transpose() * x, 1e-5f));
+  EXPECT_TRUE(dx.isApprox(dy * W, 1e-5f));
 }
 
 }  // namespace

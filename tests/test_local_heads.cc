@@ -27,7 +27,9 @@ std::vector<Mat<double>> first_layer_maps(const Params<double>& p, const Config&
   const Mat<double> positions = sinusoid_table(c.max_len, c.d_model);
   ForwardCache<double> cache;
   encoder_forward(p, c, positions, batch, 0.0, cache);
-  return {cache.blocks[0].attn.probs.begin(), cache.blocks[0].attn.probs.begin() + c.n_heads};
+  std::vector<Mat<double>> maps;
+  for (int h = 0; h < c.n_heads; ++h) maps.emplace_back(cache.blocks[0].attn.prob(h));
+  return maps;
 }
 
 TEST(LocalHeads, StartOnThePreviousAndTheNextToken) {

@@ -95,9 +95,10 @@ void check_forward(const Fixture& f, double tol) {
     for (int b = 0; b < f.batch.B; ++b) {
       for (int h = 0; h < H; ++h) {
         const int n = f.batch.lengths[b];
-        EXPECT_TRUE(all_close(pre + "attn.probs[" + std::to_string(b) + "," + std::to_string(h) + "]",
-                              k.attn.probs[b * H + h].template cast<double>(),
-                              probs.block((b * H + h) * T, 0, n, n), tol, tol));
+        EXPECT_TRUE(
+            all_close(pre + "attn.probs[" + std::to_string(b) + "," + std::to_string(h) + "]",
+                      k.attn.prob(b * H + h).template cast<double>(),
+                      probs.block((b * H + h) * T, 0, n, n), tol, tol));
       }
     }
   }

@@ -145,6 +145,30 @@ TEST(Train, WeightAverageIsReproducibleAcrossThreads) {
       << "the average must still know which word comes first";
 }
 
+TEST(Train, EpochReportsSayWhereTheTimeWent) {
+  const auto train = order_task(200, 1), valid = order_task(100, 2);
+  TrainOptions o = tiny_options(2);
+  o.epochs = 2;
+  o.batch_size = 32;  // two shards a step, one per thread
+  std::vector<EpochReport> reports;
+  TrainHooks hooks;
+  hooks.on_epoch = [&](const EpochReport& r) { reports.push_back(r); };
+  TrainResult result;
+  train_model(train, valid, o, hooks, result);
+  ASSERT_EQ(reports.size(), 2u);
+  for (const auto& r : reports) {
+    EXPECT_EQ(r.threads_used, 2);
+    EXPECT_GT(r.steps_seconds, 0);
+    EXPECT_GT(r.shards_busy_seconds, 0);
+    EXPECT_GT(r.update_seconds, 0);
+    EXPECT_GT(r.valid_seconds, 0);
+    // Busy time is what the shards computed inside the passes: never more than every thread
+    // for the whole of them.
+    EXPECT_LE(r.shards_busy_seconds, r.threads_used * r.steps_seconds * 1.001);
+    EXPECT_LE(r.steps_seconds + r.update_seconds + r.valid_seconds, r.elapsed);
+  }
+}
+
 TEST(Train, WithoutPositionsItCannotBeatChance) {
   const auto train = order_task(600, 1), valid = order_task(200, 2);
   TrainOptions o = tiny_options(2);
