@@ -40,40 +40,35 @@ void BM_GemmSquare(benchmark::State& state) {
 }
 BENCHMARK(BM_GemmSquare)->RangeMultiplier(2)->Range(64, 1024)->Unit(benchmark::kMicrosecond);
 
-// y (M, Out) = x (M, In) W^T, W (Out, In): the model's Linear layers.
-void BM_GemmLinear(benchmark::State& state) {
+// y (M, Out) = x (M, In) W^T, W (Out, In): the model's Linear layers, by Eigen's general product
+// (BM_GemmLinear) and as the model computes it (BM_LinearForward).
+template <bool kEigen>
+void linear_product(benchmark::State& state) {
   const Eigen::Index M = state.range(0), in = state.range(1), out = state.range(2);
   const Mat<float> x = random_matrix(M, in, 1), W = random_matrix(out, in, 2);
   Mat<float> y(M, out);
   for (auto _ : state) {
-    y.noalias() = x * W.transpose();
+    if constexpr (kEigen) {
+      y.noalias() = x * W.transpose();
+    } else {
+      linear_forward<float>(x, W, nullptr, y);
+    }
     benchmark::DoNotOptimize(y.data());
   }
   set_flops(state, M, in, out);
 }
-// M = 128 (one long email), 1,024 (a batch), 4,096; (In, Out): QKV, output proj., fc1, fc2.
-BENCHMARK(BM_GemmLinear)
-    ->ArgNames({"M", "in", "out"})
-    ->ArgsProduct({{16, 128, 1024, 4096}, {64}, {192, 64, 256}})
-    ->ArgsProduct({{16, 128, 1024, 4096}, {256}, {64}})
-    ->Unit(benchmark::kMicrosecond);
+void BM_GemmLinear(benchmark::State& state) { linear_product<true>(state); }
+void BM_LinearForward(benchmark::State& state) { linear_product<false>(state); }
 
-// The same y = x W^T, as the model computes it.
-void BM_LinearForward(benchmark::State& state) {
-  const Eigen::Index M = state.range(0), in = state.range(1), out = state.range(2);
-  const Mat<float> x = random_matrix(M, in, 1), W = random_matrix(out, in, 2);
-  Mat<float> y;
-  for (auto _ : state) {
-    linear_forward<float>(x, W, nullptr, y);
-    benchmark::DoNotOptimize(y.data());
-  }
-  set_flops(state, M, in, out);
+// M = 128 (one long email), 1,024 (a batch), 4,096; (In, Out): QKV, output proj., fc1, fc2.
+void linear_shapes(benchmark::internal::Benchmark* b) {
+  b->ArgNames({"M", "in", "out"})
+      ->ArgsProduct({{16, 128, 1024, 4096}, {64}, {192, 64, 256}})
+      ->ArgsProduct({{16, 128, 1024, 4096}, {256}, {64}})
+      ->Unit(benchmark::kMicrosecond);
 }
-BENCHMARK(BM_LinearForward)
-    ->ArgNames({"M", "in", "out"})
-    ->ArgsProduct({{16, 128, 1024, 4096}, {64}, {192, 64, 256}})
-    ->ArgsProduct({{16, 128, 1024, 4096}, {256}, {64}})
-    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_GemmLinear)->Apply(linear_shapes);
+BENCHMARK(BM_LinearForward)->Apply(linear_shapes);
 
 // Its backward: dx += dy W and dW += dy^T x (twice the forward's arithmetic).
 void BM_LinearBackward(benchmark::State& state) {

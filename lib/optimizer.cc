@@ -119,36 +119,18 @@ double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int thr
   std::vector<std::vector<TensorRef<S>>> q;
   for (Params<S>* part : parts) q.push_back(tensors(*part));
   std::vector<ParamChunk> chunks = chunks_of(t);
-  // Tensor 0 is the embedding table. With embed_rows, its chunks become runs of listed rows:
-  // [begin, end) index embed_rows, not values.
-  const Eigen::Index width = total.embed.cols();
   if (embed_rows) {
-    chunks.erase(std::remove_if(chunks.begin(), chunks.end(),
-                                [](const ParamChunk& c) { return c.tensor == 0; }),
-                 chunks.end());
-    const int64_t n = static_cast<int64_t>(embed_rows->size());
-    const int64_t rows_per_chunk = std::max<int64_t>(1, kChunk / std::max<Eigen::Index>(1, width));
+    // Tensor 0 is the embedding table: one chunk per listed row instead of its fixed chunks.
+    const int64_t width = total.embed.cols();
     std::vector<ParamChunk> rows;
-    for (int64_t b = 0; b < n; b += rows_per_chunk) {
-      rows.push_back({0, b, std::min(n, b + rows_per_chunk)});
-    }
+    for (int32_t r : *embed_rows) rows.push_back({0, r * width, (r + 1) * width});
+    chunks.erase(chunks.begin(), std::find_if(chunks.begin(), chunks.end(),
+                                              [](const ParamChunk& c) { return c.tensor != 0; }));
     chunks.insert(chunks.begin(), rows.begin(), rows.end());
   }
   std::vector<double> partial(chunks.size());
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];
-    if (embed_rows && c.tensor == 0) {
-      double sq = 0;
-      for (int64_t k = c.begin; k < c.end; ++k) {
-        const int64_t offset = static_cast<int64_t>((*embed_rows)[k]) * width;
-        const ParamChunk row{0, offset, offset + width};
-        auto T = slice(t[0], row);
-        for (const auto& part : q) T += slice(part[0], row);  // parts in order
-        sq += T.template cast<double>().square().sum();
-      }
-      partial[i] = sq;
-      return;
-    }
     auto T = slice(t[c.tensor], c);
     for (const auto& part : q) T += slice(part[c.tensor], c);  // parts in order
     partial[i] = T.template cast<double>().square().sum();
