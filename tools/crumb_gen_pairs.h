@@ -127,7 +127,7 @@ inline constexpr Frame kRefundWhichFrames[] = {
     {kHeld, true, "Could you refund {A} and not {B}?"},
     {kHeld, false, "Please don't refund {A}, only {B}."},
     {kDev, true, "Just refund {A}, not {B}."},
-    {kDev, false, "Leave {A} as it is and refund {B}."},
+    {kDev, false, "Leave {A} alone and refund {B}."},
 };
 
 inline constexpr Frame kRefundWhichBalancedFrames[] = {
