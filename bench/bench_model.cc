@@ -48,12 +48,12 @@ BENCHMARK(BM_AttentionForward)->RangeMultiplier(2)->Range(16, 512)->Unit(benchma
 void BM_AttentionInfer(benchmark::State& state) {
   const int n = static_cast<int>(state.range(0));
   const Config& c = crumb().config();
-  const auto& W = crumb().params().layers[0];
+  const auto& Wt = crumb().transposed_weights().layers[0];
   const Mat<float> u = attention_input(n);
   const std::vector<int> lengths{n};
   for (auto _ : state) {
     Mat<float> out;
-    attention_infer(u, W.qkv_w, W.out_w, c.n_heads, n, lengths, out);
+    attention_infer(u, Wt.qkv, Wt.out, c.n_heads, n, lengths, out);
     benchmark::DoNotOptimize(out.data());
   }
   set_flops(state, attention_flops(c.d_model, n));
@@ -69,7 +69,8 @@ void BM_ModelForward(benchmark::State& state) {
   const std::vector<int32_t> ids = real_ids(n);
   for (auto _ : state) {
     const Batch batch = make_batch({&ids});
-    const Mat<float> logits = encoder_logits(m.params(), m.config(), long_positions(), batch);
+    const Mat<float> logits =
+        encoder_logits(m.params(), m.transposed_weights(), m.config(), long_positions(), batch);
     benchmark::DoNotOptimize(logits.data());
   }
   const Config& c = m.config();
@@ -109,7 +110,8 @@ void BM_BatchedForward(benchmark::State& state) {
   }
   for (auto _ : state) {
     for (const Batch& batch : batches) {
-      const Mat<float> logits = encoder_logits(m.params(), m.config(), m.positions(), batch);
+      const Mat<float> logits =
+          encoder_logits(m.params(), m.transposed_weights(), m.config(), m.positions(), batch);
       benchmark::DoNotOptimize(logits.data());
     }
   }
@@ -154,7 +156,8 @@ void BM_InferLogits(benchmark::State& state) {
   double flops = 0;
   for (const auto& e : ids) flops += forward_flops(m.config(), static_cast<int64_t>(e.size()));
   for (auto _ : state) {
-    Mat<float> l = infer_logits(m.params(), m.config(), m.positions(), ids, threads);
+    Mat<float> l =
+        infer_logits(m.params(), m.transposed_weights(), m.config(), m.positions(), ids, threads);
     benchmark::DoNotOptimize(l.data());
   }
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(ids.size()));

@@ -113,25 +113,38 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
 }
 
 template <typename S>
-Mat<S> encoder_logits(const Params<S>& P, const Config& c, const Mat<S>& positions,
-                      const Batch& batch, const S* embed_rows) {
+InferenceWeights<S> inference_weights(const Params<S>& P) {
+  InferenceWeights<S> w;
+  for (const auto& L : P.layers) {
+    w.layers.push_back(
+        {L.qkv_w.transpose(), L.out_w.transpose(), L.fc1_w.transpose(), L.fc2_w.transpose()});
+  }
+  w.cls = P.cls_w.transpose();
+  return w;
+}
+
+template <typename S>
+Mat<S> encoder_logits(const Params<S>& P, const InferenceWeights<S>& Wt, const Config& c,
+                      const Mat<S>& positions, const Batch& batch, const S* embed_rows) {
   Mat<S> x, u, branch, pre, act, pooled, logits;
   embed(P, c, positions, batch, embed_rows, x);
   LayerNormCache<S> stats;  // written, not needed
-  for (const auto& W : P.layers) {
+  for (size_t l = 0; l < P.layers.size(); ++l) {
+    const auto& W = P.layers[l];
+    const auto& T = Wt.layers[l];
     layernorm_forward(x, W.ln1_w, W.ln1_b, u, stats);
-    attention_infer(u, W.qkv_w, W.out_w, c.n_heads, batch.T, batch.lengths, branch);
+    attention_infer(u, T.qkv, T.out, c.n_heads, batch.T, batch.lengths, branch);
     x += branch;
     layernorm_forward(x, W.ln2_w, W.ln2_b, u, stats);
-    linear_forward(u, W.fc1_w, &W.fc1_b, pre);
+    linear_forward_transposed(u, T.fc1, &W.fc1_b, pre);
     gelu_forward(pre, act);
-    linear_forward(act, W.fc2_w, &W.fc2_b, branch);
+    linear_forward_transposed(act, T.fc2, &W.fc2_b, branch);
     x += branch;
   }
   layernorm_forward(x, P.norm_w, P.norm_b, u, stats);
   std::vector<int> rows;
   pool(c, u, batch, pooled, rows);
-  linear_forward(pooled, P.cls_w, &P.cls_b, logits);
+  linear_forward_transposed(pooled, Wt.cls, &P.cls_b, logits);
   return logits;
 }
 
@@ -207,10 +220,14 @@ template void encoder_forward<float>(const Params<float>&, const Config&, const 
 template void encoder_forward<double>(const Params<double>&, const Config&, const Mat<double>&,
                                       const Batch&, double, ForwardCache<double>&,
                                       const double*);
-template Mat<float> encoder_logits<float>(const Params<float>&, const Config&, const Mat<float>&,
-                                          const Batch&, const float*);
-template Mat<double> encoder_logits<double>(const Params<double>&, const Config&,
-                                            const Mat<double>&, const Batch&, const double*);
+template InferenceWeights<float> inference_weights<float>(const Params<float>&);
+template InferenceWeights<double> inference_weights<double>(const Params<double>&);
+template Mat<float> encoder_logits<float>(const Params<float>&, const InferenceWeights<float>&,
+                                          const Config&, const Mat<float>&, const Batch&,
+                                          const float*);
+template Mat<double> encoder_logits<double>(const Params<double>&, const InferenceWeights<double>&,
+                                            const Config&, const Mat<double>&, const Batch&,
+                                            const double*);
 template void encoder_backward<float>(const Params<float>&, const Config&, const Batch&, double,
                                       const ForwardCache<float>&, const Mat<float>&,
                                       Params<float>&);
@@ -226,8 +243,8 @@ template void encoder_backward<double>(const Params<double>&, const Config&, con
 
 namespace router {
 
-Mat<float> infer_logits(const Params<float>& params, const Config& config,
-                        const Mat<float>& positions,
+Mat<float> infer_logits(const Params<float>& params, const InferenceWeights<float>& weights,
+                        const Config& config, const Mat<float>& positions,
                         const std::vector<std::vector<int32_t>>& sequences, int threads,
                         const float* embed_rows) {
   constexpr int kBatch = 32;
@@ -244,7 +261,7 @@ Mat<float> infer_logits(const Params<float>& params, const Config& config,
     std::vector<const std::vector<int32_t>*> seqs;
     for (int j = lo; j < hi; ++j) seqs.push_back(&sequences[order[j]]);
     const Mat<float> logits =
-        encoder_logits(params, config, positions, make_batch(seqs), embed_rows);
+        encoder_logits(params, weights, config, positions, make_batch(seqs), embed_rows);
     for (int j = lo; j < hi; ++j) out.row(order[j]) = logits.row(j - lo);
   });
   return out;

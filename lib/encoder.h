@@ -64,12 +64,27 @@ void encoder_forward(const Params<S>& params, const Config& config, const Mat<S>
                      const Batch& batch, double dropout, ForwardCache<S>& cache,
                      const S* embed_rows = nullptr);
 
+// The weight matrices of predictions, each W (Out, In) stored as W^T (In, Out), the layout their
+// products read: made once per set of weights (a loaded Model keeps one), not once per call.
+template <typename S>
+struct InferenceWeights {
+  struct Layer {
+    Mat<S> qkv, out, fc1, fc2;
+  };
+  std::vector<Layer> layers;
+  Mat<S> cls;
+};
+template <typename S>
+InferenceWeights<S> inference_weights(const Params<S>& params);
+
 // The logits (B, K) of encoder_forward with dropout off, without its cache: the path of every
 // prediction (classify, batch, eval, and the validation and calibration of training). Its
 // attention is attention_infer, so the logits equal encoder_forward's up to float rounding.
+// `weights` = inference_weights(params).
 template <typename S>
-Mat<S> encoder_logits(const Params<S>& params, const Config& config, const Mat<S>& positions,
-                      const Batch& batch, const S* embed_rows = nullptr);
+Mat<S> encoder_logits(const Params<S>& params, const InferenceWeights<S>& weights,
+                      const Config& config, const Mat<S>& positions, const Batch& batch,
+                      const S* embed_rows = nullptr);
 
 // dlogits: (B, K) -> grads += d loss / d params.
 template <typename S>
@@ -84,8 +99,8 @@ namespace router {
 // Logits (n, K) of many encoded emails, in input order. Emails of similar length are batched
 // together (fixed batches, decided by the input alone), batches run on `threads` threads.
 // embed_rows as for encoder_forward.
-Mat<float> infer_logits(const Params<float>& params, const Config& config,
-                        const Mat<float>& positions,
+Mat<float> infer_logits(const Params<float>& params, const InferenceWeights<float>& weights,
+                        const Config& config, const Mat<float>& positions,
                         const std::vector<std::vector<int32_t>>& sequences, int threads,
                         const float* embed_rows = nullptr);
 

@@ -222,6 +222,12 @@ void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y
 }
 
 template <typename S>
+void linear_forward_transposed(const Mat<S>& x, const Mat<S>& A, const Vec<S>* b, Mat<S>& y) {
+  times(x, A, y, false);
+  if (b) y.rowwise() += b->transpose();
+}
+
+template <typename S>
 void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
                      Vec<S>* db) {
   // y = x W^T + b  =>  dx = dy W, dW = dy^T x, db = sum over rows of dy
@@ -325,14 +331,14 @@ using Lane = Eigen::Array<S, kLanes, 1>;
 }  // namespace
 
 template <typename S>
-void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
-                     const std::vector<int>& lengths, Mat<S>& out) {
+void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t, int n_heads,
+                     int T, const std::vector<int>& lengths, Mat<S>& out) {
   using L = Lane<S>;
   const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));
   Mat<S> qkv;
-  times_transposed(u, W_qkv, qkv);  // (N, 3D)
+  times(u, W_qkv_t, qkv, false);  // (N, 3D)
   const Eigen::Index ld = qkv.cols();
   Mat<S> concat = Mat<S>::Zero(u.rows(), D);
   // The scores are held transposed, one row per key and one lane per query, so the softmax over
@@ -367,7 +373,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, in
           (ot.leftCols(n).array().rowwise() / l.head(n).array()).matrix().transpose();
     }
   }
-  times_transposed(concat, W_o, out);
+  times(concat, W_o_t, out, false);
 }
 
 template <typename S>
@@ -518,6 +524,8 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
   template void layernorm_backward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>&,                 \
                                       const LayerNormCache<S>&, Mat<S>&, Vec<S>&, Vec<S>&);        \
   template void linear_forward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*, Mat<S>&);           \
+  template void linear_forward_transposed<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*,          \
+                                             Mat<S>&);                                             \
   template void linear_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, Mat<S>*, Mat<S>&,  \
                                    Vec<S>*);                                                       \
   template void gelu_forward<S>(const Mat<S>&, Mat<S>&);                                           \

@@ -48,6 +48,12 @@ template <typename S>
 void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
                      Vec<S>* db);
 
+// y = x A + b, A (In, Out) = W^T given transposed beforehand: predictions, whose weights do not
+// change between calls, transpose each weight once (InferenceWeights) instead of once per call.
+// The same bits as linear_forward with W.
+template <typename S>
+void linear_forward_transposed(const Mat<S>& x, const Mat<S>& A, const Vec<S>* b, Mat<S>& y);
+
 // ---- GELU, exact: 0.5 x (1 + erf(x / sqrt 2)) ----
 // x: (N, F) -> y: (N, F)
 template <typename S>
@@ -87,9 +93,11 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
 // than the multiplying), and the softmax over keys needs no horizontal sums. Equal to
 // attention_forward up to float rounding, not bit for bit. Training steps use attention_forward,
 // whose cache their backward pass reads.
+// Its two weights come transposed, W_qkv^T (D, 3D) and W_o^T (D, D), as for
+// linear_forward_transposed.
 template <typename S>
-void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
-                     const std::vector<int>& lengths, Mat<S>& out);
+void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t, int n_heads,
+                     int T, const std::vector<int>& lengths, Mat<S>& out);
 // dout: (N, D) -> du += (N, D), dW_qkv += (3D, D), dW_o += (D, D)
 template <typename S>
 void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,

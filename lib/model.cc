@@ -14,6 +14,7 @@ Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer
       labels_(std::move(labels)),
       tokenizer_(std::move(tokenizer)),
       params_(std::move(params)),
+      weights_(inference_weights(params_)),
       temperature_(temperature),
       metadata_(std::move(metadata)) {
   positions_->table.resize(config_.max_len, config_.d_model);
@@ -44,12 +45,6 @@ const Params<float>& Model::params() const {
   return params_;
 }
 
-Params<float>& Model::mutable_params() {
-  params();
-  borrowed_embed_ = nullptr;  // from now on the copy is the truth
-  return params_;
-}
-
 void Model::borrow_embedding(const float* rows) {
   if (params_.embed.size() != 0) throw Error(ExitCode::kFailure, "borrow_embedding: embed is set");
   borrowed_embed_ = rows;
@@ -66,7 +61,7 @@ std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const
 
 Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
   const Batch batch = make_batch(sequences);
-  return encoder_logits(params_, config_, positions(batch.T), batch, embed_rows());
+  return encoder_logits(params_, weights_, config_, positions(batch.T), batch, embed_rows());
 }
 
 Prediction Model::finish(const Eigen::Ref<const RowVec<float>>& logits) const {
@@ -106,8 +101,8 @@ std::vector<Prediction> Model::predict_many(const std::vector<std::string>& text
   }
   size_t longest = 0;
   for (const auto& e : ids) longest = std::max(longest, e.size());
-  const Mat<float> l = infer_logits(params_, config_, positions(static_cast<int>(longest)), ids,
-                                    threads, embed_rows());
+  const Mat<float> l = infer_logits(
+      params_, weights_, config_, positions(static_cast<int>(longest)), ids, threads, embed_rows());
   std::vector<Prediction> out(n);
   for (int i = 0; i < n; ++i) {
     out[i] = finish(l.row(i));

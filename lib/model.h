@@ -39,7 +39,8 @@ class Model {
   const Tokenizer& tokenizer() const { return tokenizer_; }
   // The weights. A borrowed embedding (below) is copied in on the first call.
   const Params<float>& params() const;
-  Params<float>& mutable_params();
+  // params()' weight matrices transposed, the layout predictions read (encoder_logits).
+  const InferenceWeights<float>& transposed_weights() const { return weights_; }
   // Reads the embedding table, (V, D) floats, from `rows` instead of params().embed, which must
   // be empty: `rows` outlives the model (the built-in model inside the binary), so start-up
   // touches only the rows an email uses.
@@ -77,6 +78,7 @@ class Model {
   }
 
   mutable Params<float> params_;  // mutable: params() may copy a borrowed embedding in
+  InferenceWeights<float> weights_;  // inference_weights(params_): the weights never change
   const float* borrowed_embed_ = nullptr;
   std::unique_ptr<std::once_flag> embed_copied_ = std::make_unique<std::once_flag>();
   struct Positions {

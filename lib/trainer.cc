@@ -85,7 +85,7 @@ Eval evaluate(const Params<float>& params, const Config& cfg, const Mat<float>& 
               const std::vector<std::vector<int32_t>>& ids, const std::vector<int>& targets,
               int threads) {
   Eval e;
-  e.logits = infer_logits(params, cfg, positions, ids, threads);
+  e.logits = infer_logits(params, inference_weights(params), cfg, positions, ids, threads);
   std::vector<double> conf;
   std::vector<bool> correct;
   confidences(e.logits, targets, 1.0, conf, correct);

@@ -282,8 +282,9 @@ TEST(AttentionInfer, MatchesPyTorchWithPaddingMask) {
   const auto& f = fixtures()["attention"];
   const int H = f["n_heads"], len = f["length"];
   M u = as_matrix<double>(f["u"]), out;
-  attention_infer(u, as_matrix<double>(f["w_qkv"]), as_matrix<double>(f["w_o"]), H,
-                  static_cast<int>(u.rows()), {len}, out);
+  const M Wqkv_t = as_matrix<double>(f["w_qkv"]).transpose(),
+          Wo_t = as_matrix<double>(f["w_o"]).transpose();
+  attention_infer(u, Wqkv_t, Wo_t, H, static_cast<int>(u.rows()), {len}, out);
   EXPECT_TRUE(
       all_close("attn.out", out.topRows(len), as_matrix<double>(f["out"]).topRows(len), 1e-12));
   EXPECT_EQ(out.bottomRows(u.rows() - len).cwiseAbs().maxCoeff(), 0.0);
@@ -306,14 +307,15 @@ TEST(AttentionInfer, MatchesAttentionForward) {
       Wo = random_matrix(s.D, s.D, ++seed, 0.5), want, got;
     AttentionCache<double> cache;
     attention_forward(u, Wqkv, Wo, s.H, T, s.lengths, DropoutSpec{0.0, nullptr}, 0, want, cache);
-    attention_infer(u, Wqkv, Wo, s.H, T, s.lengths, got);
+    const M Wqkv_t = Wqkv.transpose(), Wo_t = Wo.transpose();
+    attention_infer(u, Wqkv_t, Wo_t, s.H, T, s.lengths, got);
     const std::string name =
         "D=" + std::to_string(s.D) + " H=" + std::to_string(s.H) + " T=" + std::to_string(T);
     EXPECT_TRUE(all_close(name, got, want, 1e-12)) << name;
     // float: the tolerance every prediction is held to
     Mat<float> got_f;
-    attention_infer<float>(u.cast<float>(), Wqkv.cast<float>(), Wo.cast<float>(), s.H, T, s.lengths,
-                           got_f);
+    attention_infer<float>(u.cast<float>(), Wqkv_t.cast<float>(), Wo_t.cast<float>(), s.H, T,
+                           s.lengths, got_f);
     EXPECT_TRUE(all_close(name + " float", got_f.cast<double>(), want, 1e-5, 1e-5)) << name;
   }
 }
@@ -325,8 +327,9 @@ TEST(AttentionInfer, PermutingTokensPermutesOutputs) {
   for (int i = 0; i < T; ++i) perm[i] = (7 * i + 3) % T;  // 7 is prime to 19
   M shuffled(T, D), a, b;
   for (int i = 0; i < T; ++i) shuffled.row(i) = u.row(perm[i]);
-  attention_infer(u, Wqkv, Wo, H, T, {T}, a);
-  attention_infer(shuffled, Wqkv, Wo, H, T, {T}, b);
+  const M Wqkv_t = Wqkv.transpose(), Wo_t = Wo.transpose();
+  attention_infer(u, Wqkv_t, Wo_t, H, T, {T}, a);
+  attention_infer(shuffled, Wqkv_t, Wo_t, H, T, {T}, b);
   double diff = 0;
   for (int i = 0; i < T; ++i)
     diff = std::max(diff, (b.row(i) - a.row(perm[i])).cwiseAbs().maxCoeff());

@@ -112,7 +112,7 @@ template <typename S>
 void check_logits(const Fixture& f, double tol) {
   const Params<S> p = load_params<S>(f.config, f.j["params"]);
   const Mat<S> pos = sinusoid_table(f.config.max_len, f.config.d_model).cast<S>();
-  const Mat<S> logits = encoder_logits(p, f.config, pos, f.batch);
+  const Mat<S> logits = encoder_logits(p, inference_weights(p), f.config, pos, f.batch);
   EXPECT_TRUE(all_close("logits", logits.template cast<double>(),
                         as_matrix<double>(f.j["forward"]["logits"]), tol, tol));
 }
