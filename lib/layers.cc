@@ -323,8 +323,11 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
 
 namespace {
 
-// attention_infer runs the queries of a head along the vector lanes, in whole vectors of kLanes.
+// attention_infer runs the queries of a head along the vector lanes, in whole vectors of kLanes,
+// and kQueries queries at a time: their scores against every key, (n, kQueries), stay in L2 (128
+// KiB at 512 keys), where one head's whole (n, n) table would not (1 MiB at 512).
 constexpr int kLanes = 16;
+constexpr int kQueries = 64;
 template <typename S>
 using Lane = Eigen::Array<S, kLanes, 1>;
 
@@ -343,34 +346,40 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
   Mat<S> concat = Mat<S>::Zero(u.rows(), D);
   // The scores are held transposed, one row per key and one lane per query, so the softmax over
   // keys is an element-wise reduction down the rows. The padding queries (zero) are never read.
-  Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale, (n, n_pad) scores, (Dh, n_pad) outputs
-  RowVec<S> l;        // (n_pad) per query: the sum of exp(score - max)
+  // Each score and output is one chain of multiply-adds whatever the block of queries, so the
+  // blocking does not change the bits.
+  Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale; (n, m) scores, (Dh, m) outputs of m queries
+  RowVec<S> l;        // (m) per query: the sum of exp(score - max)
   for (int b = 0; b < B; ++b) {
     const int n = lengths[b], n_pad = round_up(n, kLanes);
     qt.resize(Dh, n_pad);
     qt.rightCols(n_pad - n).setZero();  // the padding queries; the real ones are written per head
-    st.resize(n, n_pad);
-    ot.resize(Dh, n_pad);
-    l.resize(n_pad);
     for (int h = 0; h < n_heads; ++h) {
       qt.leftCols(n) = qkv.block(b * T, h * Dh, n, Dh).transpose() * scale;
       const S* k = &qkv(b * T, D + h * Dh);
       const S* v = &qkv(b * T, 2 * D + h * Dh);
-      rows_product(k, ld, 1, n, Dh, qt.data(), n_pad, n_pad, S(1), st.data(), n_pad);
-      for (int j = 0; j < n_pad; j += kLanes) {
-        L mx = Eigen::Map<const L>(&st(0, j));
-        for (int key = 1; key < n; ++key) mx = mx.max(Eigen::Map<const L>(&st(key, j)));
-        L sum = L::Zero();
-        for (int key = 0; key < n; ++key) {
-          Eigen::Map<L> e(&st(key, j));
-          e = (e - mx).exp();
-          sum += e;
+      for (int q0 = 0; q0 < n_pad; q0 += kQueries) {
+        const int m = std::min(kQueries, n_pad - q0);  // a multiple of kLanes
+        st.resize(n, m);
+        ot.resize(Dh, m);
+        l.resize(m);
+        rows_product(k, ld, 1, n, Dh, qt.data() + q0, n_pad, m, S(1), st.data(), m);
+        for (int j = 0; j < m; j += kLanes) {
+          L mx = Eigen::Map<const L>(&st(0, j));
+          for (int key = 1; key < n; ++key) mx = mx.max(Eigen::Map<const L>(&st(key, j)));
+          L sum = L::Zero();
+          for (int key = 0; key < n; ++key) {
+            Eigen::Map<L> e(&st(key, j));
+            e = (e - mx).exp();
+            sum += e;
+          }
+          Eigen::Map<L>(&l(j)) = sum;
         }
-        Eigen::Map<L>(&l(j)) = sum;
+        rows_product(v, 1, ld, Dh, n, st.data(), m, m, S(1), ot.data(), m);
+        const int real = std::min(m, n - q0);
+        concat.block(b * T + q0, h * Dh, real, Dh) =
+            (ot.leftCols(real).array().rowwise() / l.head(real).array()).matrix().transpose();
       }
-      rows_product(v, 1, ld, Dh, n, st.data(), n_pad, n_pad, S(1), ot.data(), n_pad);
-      concat.block(b * T, h * Dh, n, Dh) =
-          (ot.leftCols(n).array().rowwise() / l.head(n).array()).matrix().transpose();
     }
   }
   times(concat, W_o_t, out, false);

@@ -290,15 +290,16 @@ TEST(AttentionInfer, MatchesPyTorchWithPaddingMask) {
   EXPECT_EQ(out.bottomRows(u.rows() - len).cwiseAbs().maxCoeff(), 0.0);
 }
 
-// Every length around the 16-query vectors and the four-row blocks of its products, head sizes
-// that are and are not multiples of four, and a padded batch.
+// Every length around the 16-query vectors, the blocks of 64 queries and the six-row blocks of
+// its products, head sizes that are and are not multiples of four, and a padded batch.
 TEST(AttentionInfer, MatchesAttentionForward) {
   struct Shape {
     int D, H;
     std::vector<int> lengths;
   };
-  const std::vector<Shape> shapes = {{8, 2, {1}},       {12, 3, {15, 16, 17}}, {10, 2, {33, 5, 1}},
-                                     {16, 1, {31, 32}}, {24, 4, {48, 47, 49}}, {6, 6, {20}}};
+  const std::vector<Shape> shapes = {
+      {8, 2, {1}},           {12, 3, {15, 16, 17}}, {10, 2, {33, 5, 1}},      {16, 1, {31, 32}},
+      {24, 4, {48, 47, 49}}, {6, 6, {20}},          {8, 2, {63, 64, 65, 150}}};
   uint64_t seed = 30;
   for (const Shape& s : shapes) {
     const int T = *std::max_element(s.lengths.begin(), s.lengths.end());
