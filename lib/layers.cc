@@ -348,22 +348,22 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
   // keys is an element-wise reduction down the rows. The padding queries (zero) are never read.
   // Each score and output is one chain of multiply-adds whatever the block of queries, so the
   // blocking does not change the bits.
-  Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale; (n, m) scores, (Dh, m) outputs of m queries
-  RowVec<S> l;        // (m) per query: the sum of exp(score - max)
+  Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale; for a block: (n, w) scores, (Dh, w) outputs
+  RowVec<S> l;        // (w) per query of a block: the sum of exp(score - max)
   for (int b = 0; b < B; ++b) {
-    const int n = lengths[b], n_pad = round_up(n, kLanes);
+    const int n = lengths[b], n_pad = round_up(n, kLanes), w = std::min(kQueries, n_pad);
     qt.resize(Dh, n_pad);
     qt.rightCols(n_pad - n).setZero();  // the padding queries; the real ones are written per head
+    st.resize(n, w);
+    ot.resize(Dh, w);
+    l.resize(w);
     for (int h = 0; h < n_heads; ++h) {
       qt.leftCols(n) = qkv.block(b * T, h * Dh, n, Dh).transpose() * scale;
       const S* k = &qkv(b * T, D + h * Dh);
       const S* v = &qkv(b * T, 2 * D + h * Dh);
-      for (int q0 = 0; q0 < n_pad; q0 += kQueries) {
-        const int m = std::min(kQueries, n_pad - q0);  // a multiple of kLanes
-        st.resize(n, m);
-        ot.resize(Dh, m);
-        l.resize(m);
-        rows_product(k, ld, 1, n, Dh, qt.data() + q0, n_pad, m, S(1), st.data(), m);
+      for (int q0 = 0; q0 < n_pad; q0 += w) {
+        const int m = std::min(w, n_pad - q0);  // the block's queries, a multiple of kLanes
+        rows_product(k, ld, 1, n, Dh, qt.data() + q0, n_pad, m, S(1), st.data(), w);
         for (int j = 0; j < m; j += kLanes) {
           L mx = Eigen::Map<const L>(&st(0, j));
           for (int key = 1; key < n; ++key) mx = mx.max(Eigen::Map<const L>(&st(key, j)));
@@ -375,7 +375,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
           }
           Eigen::Map<L>(&l(j)) = sum;
         }
-        rows_product(v, 1, ld, Dh, n, st.data(), m, m, S(1), ot.data(), m);
+        rows_product(v, 1, ld, Dh, n, st.data(), w, m, S(1), ot.data(), w);
         const int real = std::min(m, n - q0);
         concat.block(b * T + q0, h * Dh, real, Dh) =
             (ot.leftCols(real).array().rowwise() / l.head(real).array()).matrix().transpose();
