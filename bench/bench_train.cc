@@ -40,9 +40,7 @@ void BM_TrainShard(benchmark::State& state) {
     softmax_xent(cache.logits, batch.targets, 0.1, dlogits);
     // As train_model clears a shard's gradients: all but the embedding table (1 MiB here),
     // whose only non-zero rows, the batch's tokens, are cleared after the step.
-    for (const auto& t : tensors(grads)) {
-      if (t.data != grads.embed.data()) std::fill(t.data, t.data + t.size, 0.0f);
-    }
+    set_zero_except_embedding(grads);
     encoder_backward(m.params(), c, batch, 0.1, cache, dlogits, grads);
     benchmark::DoNotOptimize(grads.embed.data());
     for (int32_t id : batch.ids) grads.embed.row(id).setZero();

@@ -130,6 +130,13 @@ void set_zero(Params<S>& p) {
 }
 
 template <typename S>
+void set_zero_except_embedding(Params<S>& p) {
+  for (auto& t : tensors(p)) {
+    if (t.data != p.embed.data()) std::fill(t.data, t.data + t.size, S(0));
+  }
+}
+
+template <typename S>
 int64_t count_params(const Params<S>& p) {
   int64_t n = 0;
   for (const auto& t : tensors(const_cast<Params<S>&>(p))) n += t.size;
@@ -181,6 +188,8 @@ template std::vector<TensorRef<float>> tensors<float>(Params<float>&);
 template std::vector<TensorRef<double>> tensors<double>(Params<double>&);
 template void set_zero<float>(Params<float>&);
 template void set_zero<double>(Params<double>&);
+template void set_zero_except_embedding<float>(Params<float>&);
+template void set_zero_except_embedding<double>(Params<double>&);
 template int64_t count_params<float>(const Params<float>&);
 template int64_t count_params<double>(const Params<double>&);
 template Params<double> cast_params<double, float>(const Params<float>&);

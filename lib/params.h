@@ -70,6 +70,10 @@ std::vector<TensorRef<S>> tensors(Params<S>& params);
 // Zeroes every tensor in place, keeping the shapes (a gradient between steps).
 template <typename S>
 void set_zero(Params<S>& params);
+// Zeroes every tensor but the embedding table: a training shard's gradient, whose table is zero
+// except on the rows of the batch's tokens, which training clears row by row after each step.
+template <typename S>
+void set_zero_except_embedding(Params<S>& params);
 
 template <typename S>
 int64_t count_params(const Params<S>& params);

@@ -47,13 +47,6 @@ void drop_tokens(Batch& batch, double rate) {
   }
 }
 
-// Every gradient but the embedding table's, which training clears row by row.
-void set_zero_except_embedding(Params<float>& g) {
-  for (auto& t : tensors(g)) {
-    if (t.data != g.embed.data()) std::fill(t.data, t.data + t.size, 0.0f);
-  }
-}
-
 // Batches of one epoch: shuffle, sort windows of 16 batches by length (less padding), then
 // shuffle the batches themselves.
 std::vector<std::vector<int>> epoch_batches(const std::vector<std::vector<int32_t>>& ids,

@@ -95,6 +95,19 @@ TEST(ParameterCount, ModelTensorsMatchConfig) {
                                  5 * 64 + 5);
 }
 
+// A training shard's gradient is cleared except its embedding table, which keeps its values.
+TEST(ParameterCount, SetZeroExceptEmbeddingKeepsOnlyTheTable) {
+  Config c;
+  c.d_model = 16, c.n_heads = 4, c.n_layers = 1, c.d_ff = 32, c.vocab_size = 10, c.num_labels = 3;
+  Params<float> p = zeros_like_config<float>(c);
+  for (const auto& t : tensors(p)) std::fill(t.data, t.data + t.size, 1.0f);
+  set_zero_except_embedding(p);
+  for (const auto& t : tensors(p)) {
+    const float want = t.data == p.embed.data() ? 1.0f : 0.0f;
+    EXPECT_TRUE(std::all_of(t.data, t.data + t.size, [&](float v) { return v == want; })) << t.name;
+  }
+}
+
 struct Permutation : ::testing::Test {
   static constexpr int T = 10, D = 16, H = 4;
   Mat<double> tokens, Wqkv, Wo;
