@@ -1,6 +1,7 @@
 #include "encoder.h"
 
 #include <algorithm>
+#include <memory>
 
 #include "text/tokenizer.h"
 
@@ -150,25 +151,33 @@ Mat<S> encoder_logits(const Params<S>& P, const InferenceWeights<S>& Wt, const C
 
 namespace {
 
-// d / d branch of x = a + dropout(branch): dx * mask, written into `work`; dx itself when dropout
-// was off (an empty mask).
+// d / d branch of x = a + dropout(branch): dx * mask, in a matrix of its own that the tasks
+// reading it keep alive; dx itself when dropout was off (an empty mask) and nothing is deferred.
 template <typename S>
-const Mat<S>& dropped(const Mat<S>& dx, const Mat<S>& mask, Mat<S>& work) {
-  if (mask.size() == 0) return dx;
-  work = (dx.array() * mask.array()).matrix();
-  return work;
+std::shared_ptr<const Mat<S>> dropped(const Mat<S>& dx, const Mat<S>& mask, bool deferred) {
+  if (mask.size() == 0) {
+    if (!deferred) return {std::shared_ptr<const Mat<S>>{}, &dx};  // aliasing, owns nothing
+    return std::make_shared<const Mat<S>>(dx);
+  }
+  return std::make_shared<const Mat<S>>((dx.array() * mask.array()).matrix());
 }
 
 }  // namespace
 
 template <typename S>
 void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, double dropout,
-                      const ForwardCache<S>& cache, const Mat<S>& dlogits, Params<S>& G) {
+                      const ForwardCache<S>& cache, const Mat<S>& dlogits, Params<S>& G,
+                      const Later* later) {
   const int D = c.d_model, T = batch.T, N = batch.B * T;
   (void)dropout;
+  const Later now = [](std::function<void()> task) { task(); };
+  const Later& defer = later ? *later : now;
   // logits = pooled Wc^T + bc
   Mat<S> dpooled = Mat<S>::Zero(batch.B, D);
-  linear_backward(dlogits, cache.pooled, P.cls_w, &dpooled, G.cls_w, &G.cls_b);
+  linear_backward_input(dlogits, P.cls_w, dpooled);
+  defer([&dlogits, &cache, &G] {
+    linear_backward_weights(dlogits, cache.pooled, G.cls_w, &G.cls_b);
+  });
   // pooled = mean_{t < len} z_t, or max_{t < len} z_t per column
   Mat<S> dz = Mat<S>::Zero(N, D);
   if (c.pooling == Pooling::kMax) {
@@ -180,29 +189,35 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
   Mat<S> dx = Mat<S>::Zero(N, D);
   layernorm_backward(dz, cache.x_final, P.norm_w, cache.lnf, dx, G.norm_w, G.norm_b);
 
-  Mat<S> dbranch, dact, dpre, du;
+  Mat<S> dact, du;
   for (int l = c.n_layers - 1; l >= 0; --l) {
     const auto& W = P.layers[l];
     auto& g = G.layers[l];
     const auto& k = cache.blocks[l];
     // x = h + dropout(ff_out): dh gets dx, the branch gets dx * mask
-    const Mat<S>& dff = dropped(dx, k.drop2, dbranch);
+    const auto dff = dropped(dx, k.drop2, later != nullptr);
     // ff_out = act W2^T + b2
     dact.setZero(N, c.d_ff);
-    linear_backward(dff, k.act, W.fc2_w, &dact, g.fc2_w, &g.fc2_b);
+    linear_backward_input(*dff, W.fc2_w, dact);
+    defer([dff, &k, &g] { linear_backward_weights(*dff, k.act, g.fc2_w, &g.fc2_b); });
     // act = GELU(pre)
-    dpre.setZero(N, c.d_ff);
-    gelu_backward(dact, k.pre, dpre);
+    auto dpre = std::make_shared<Mat<S>>(Mat<S>::Zero(N, c.d_ff));
+    gelu_backward(dact, k.pre, *dpre);
     // pre = u2 W1^T + b1
     du.setZero(N, D);
-    linear_backward(dpre, k.u2, W.fc1_w, &du, g.fc1_w, &g.fc1_b);
+    linear_backward_input(*dpre, W.fc1_w, du);
+    defer([dpre, &k, &g] { linear_backward_weights(*dpre, k.u2, g.fc1_w, &g.fc1_b); });
     // u2 = LN2(h); dx now holds dh
     layernorm_backward(du, k.h, W.ln2_w, k.ln2, dx, g.ln2_w, g.ln2_b);
     // h = x_in + dropout(attn_out)
-    const Mat<S>& dattn = dropped(dx, k.drop1, dbranch);
+    const auto dattn = dropped(dx, k.drop1, later != nullptr);
     du.setZero(N, D);
-    attention_backward(dattn, k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, k.attn, du,
-                       g.qkv_w, g.out_w);
+    // Its tasks hold dattn until they have run.
+    const Later keep = [&defer, dattn](std::function<void()> task) {
+      defer([dattn, task = std::move(task)] { task(); });
+    };
+    attention_backward(*dattn, k.u1, W.qkv_w, W.out_w, c.n_heads, T, batch.lengths, k.attn, du,
+                       g.qkv_w, g.out_w, keep);
     // u1 = LN1(x_in); dx now holds dx_in
     layernorm_backward(du, k.x_in, W.ln1_w, k.ln1, dx, g.ln1_w, g.ln1_b);
   }
@@ -229,11 +244,11 @@ template Mat<double> encoder_logits<double>(const Params<double>&, const Inferen
                                             const Config&, const Mat<double>&, const Batch&,
                                             const double*);
 template void encoder_backward<float>(const Params<float>&, const Config&, const Batch&, double,
-                                      const ForwardCache<float>&, const Mat<float>&,
-                                      Params<float>&);
+                                      const ForwardCache<float>&, const Mat<float>&, Params<float>&,
+                                      const Later*);
 template void encoder_backward<double>(const Params<double>&, const Config&, const Batch&, double,
                                        const ForwardCache<double>&, const Mat<double>&,
-                                       Params<double>&);
+                                       Params<double>&, const Later*);
 
 }  // namespace router
 

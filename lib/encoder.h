@@ -86,11 +86,13 @@ Mat<S> encoder_logits(const Params<S>& params, const InferenceWeights<S>& weight
                       const Config& config, const Mat<S>& positions, const Batch& batch,
                       const S* embed_rows = nullptr);
 
-// dlogits: (B, K) -> grads += d loss / d params.
+// dlogits: (B, K) -> grads += d loss / d params. With `later`, the weight-gradient products of
+// the linear layers and attention are handed to it: params, cache and dlogits must then stay
+// unchanged, and grads unread, until those tasks have run. The same bits either way.
 template <typename S>
 void encoder_backward(const Params<S>& params, const Config& config, const Batch& batch,
                       double dropout, const ForwardCache<S>& cache, const Mat<S>& dlogits,
-                      Params<S>& grads);
+                      Params<S>& grads, const Later* later = nullptr);
 
 }  // namespace router
 

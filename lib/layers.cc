@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
 
 #include <unsupported/Eigen/SpecialFunctions>
 
@@ -231,7 +232,17 @@ template <typename S>
 void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
                      Vec<S>* db) {
   // y = x W^T + b  =>  dx = dy W, dW = dy^T x, db = sum over rows of dy
-  if (dx) times(dy, W, *dx, true);
+  if (dx) linear_backward_input(dy, W, *dx);
+  linear_backward_weights(dy, x, dW, db);
+}
+
+template <typename S>
+void linear_backward_input(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx) {
+  times(dy, W, dx, true);
+}
+
+template <typename S>
+void linear_backward_weights(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW, Vec<S>* db) {
   add_transposed_times(dy, x, dW);
   if (db) *db += dy.colwise().sum().transpose();
 }
@@ -389,14 +400,25 @@ template <typename S>
 void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
                         const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
                         const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o) {
+  attention_backward(dout, u, W_qkv, W_o, n_heads, T, lengths, cache, du, dW_qkv, dW_o,
+                     [](std::function<void()> task) { task(); });
+}
+
+template <typename S>
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
+                        int n_heads, int T, const std::vector<int>& lengths,
+                        const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o,
+                        const Later& later) {
   const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));
   // out = concat W_o^T
-  add_transposed_times(dout, cache.concat, dW_o);
+  later([&dout, &cache, &dW_o] { add_transposed_times(dout, cache.concat, dW_o); });
   Mat<S> dconcat;
   times(dout, W_o, dconcat, false);
-  Mat<S> dqkv = Mat<S>::Zero(u.rows(), 3 * D);  // padding rows stay 0
+  // Shared with the task that makes dW_qkv from it, which may run after this function returns.
+  const auto dqkv_kept = std::make_shared<Mat<S>>(Mat<S>::Zero(u.rows(), 3 * D));
+  Mat<S>& dqkv = *dqkv_kept;  // padding rows stay 0
   const Eigen::Index ld = dqkv.cols();
   const bool dropped = !cache.drop.empty();
   Mat<S> vt, dp, pm, ds;  // (Dh, n8) values transposed, (n, n8), (n, n), (n, n) work space
@@ -433,7 +455,7 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
     }
   }
   // qkv = u W_qkv^T
-  add_transposed_times(dqkv, u, dW_qkv);
+  later([dqkv_kept, &u, &dW_qkv] { add_transposed_times(*dqkv_kept, u, dW_qkv); });
   times(dqkv, W_qkv, du, true);
 }
 
@@ -537,6 +559,8 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
                                              Mat<S>&);                                             \
   template void linear_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, Mat<S>*, Mat<S>&,  \
                                    Vec<S>*);                                                       \
+  template void linear_backward_input<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                   \
+  template void linear_backward_weights<S>(const Mat<S>&, const Mat<S>&, Mat<S>&, Vec<S>*);        \
   template void gelu_forward<S>(const Mat<S>&, Mat<S>&);                                           \
   template void gelu_backward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                           \
   template void attention_forward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,        \
@@ -547,6 +571,9 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
   template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, const Mat<S>&,  \
                                       int, int, const std::vector<int>&, const AttentionCache<S>&, \
                                       Mat<S>&, Mat<S>&, Mat<S>&);                                  \
+  template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, const Mat<S>&,  \
+                                      int, int, const std::vector<int>&, const AttentionCache<S>&, \
+                                      Mat<S>&, Mat<S>&, Mat<S>&, const Later&);                    \
   template void mean_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);        \
   template void mean_pool_backward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);       \
   template void max_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&,          \

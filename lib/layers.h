@@ -7,11 +7,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "tensor.h"
 
 namespace router {
+
+// Where a backward pass may hand off its weight-gradient products (dW += dy^T x, which nothing
+// later in the pass reads), to run later and perhaps on another thread (WorkQueue). Each task
+// adds into one gradient matrix of its own; the matrices it reads must outlive it.
+using Later = std::function<void(std::function<void()>)>;
 
 // Inverted dropout masks, drawn from a stream that depends only on (key, site), never on
 // threads or batch composition, so training is reproducible for any thread count.
@@ -47,6 +53,12 @@ void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y
 template <typename S>
 void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
                      Vec<S>* db);
+// Its two halves, for a caller that runs them apart: dx += dy W; and dW += dy^T x, db += the
+// column sums of dy (if non-null).
+template <typename S>
+void linear_backward_input(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx);
+template <typename S>
+void linear_backward_weights(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW, Vec<S>* db);
 
 // y = x A + b, A (In, Out) = W^T given transposed beforehand: predictions, whose weights do not
 // change between calls, transpose each weight once (InferenceWeights) instead of once per call.
@@ -103,6 +115,13 @@ template <typename S>
 void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
                         const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
                         const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o);
+// The same, with the two weight gradients added by tasks handed to `later`: dout, u and cache
+// must stay unchanged until both have run. The same bits.
+template <typename S>
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
+                        int n_heads, int T, const std::vector<int>& lengths,
+                        const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o,
+                        const Later& later);
 
 // ---- mean pooling over the real tokens of each email ----
 // z: (B*T, D) -> pooled: (B, D)

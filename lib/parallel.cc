@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <exception>
 #include <mutex>
@@ -102,6 +103,49 @@ void parallel_for(int n, int threads, const std::function<void(int)>& task) {
     return;
   }
   pool().run(n, threads - 1, task);
+}
+
+void WorkQueue::begin() {
+  std::lock_guard<std::mutex> lock(m_);
+  --unstarted_, ++running_;
+}
+
+void WorkQueue::end() {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    --running_;
+  }
+  changed_.notify_all();
+}
+
+void WorkQueue::push(std::function<void()> task) {
+  {
+    std::lock_guard<std::mutex> lock(m_);
+    if (idle_ > static_cast<int>(tasks_.size())) {
+      tasks_.push_back(std::move(task));
+      changed_.notify_one();
+      return;
+    }
+  }
+  task();  // no thread is free for it: run it now, while its inputs are still in this cache
+}
+
+double WorkQueue::help() {
+  double seconds = 0;
+  std::unique_lock<std::mutex> lock(m_);
+  for (;;) {
+    ++idle_;
+    changed_.wait(lock, [&] { return !tasks_.empty() || running_ == 0 || unstarted_ > 0; });
+    --idle_;
+    if (tasks_.empty()) return seconds;
+    auto task = std::move(tasks_.front());
+    tasks_.pop_front();
+    lock.unlock();
+    const auto t0 = std::chrono::steady_clock::now();
+    task();
+    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    lock.lock();
+  }
 }
 
 }  // namespace router

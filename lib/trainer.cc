@@ -207,6 +207,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   std::vector<double> shard_loss(max_shards);
   std::vector<int> shard_correct(max_shards);
   std::vector<double> shard_busy(max_shards);
+  std::vector<Mat<float>> shard_dlogits(max_shards);
   // The embedding rows a step's batch touches (its tokens, and [UNK] for word dropout): the
   // only rows of the table where its gradients are not zero.
   std::vector<char> in_batch(cfg.vocab_size, 0);
@@ -252,40 +253,51 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
       for (int32_t id = 0; id < cfg.vocab_size; ++id) {
         if (in_batch[id]) batch_rows.push_back(id), in_batch[id] = 0;
       }
+      // A shard's weight-gradient products go to a queue, so the thread of a shorter shard
+      // (each batch is sorted by length) helps the longer one's instead of waiting for it.
+      WorkQueue products(shards);
+      const Later later = [&products](std::function<void()> task) {
+        products.push(std::move(task));
+      };
       parallel_for(shards, o.threads, [&](int s) {
         const auto b0 = Clock::now();
-        std::vector<const std::vector<int32_t>*> seqs;
-        std::vector<int> targets;
-        std::vector<uint64_t> keys;
-        for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
-          seqs.push_back(&epoch_ids[members[j]]);
-          targets.push_back(train_y[members[j]]);
-          // Dropout stream of this example at this step: independent of shards and threads.
-          keys.push_back(mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
-                                              static_cast<uint64_t>(members[j]))));
+        {
+          const Producing producing(products);
+          std::vector<const std::vector<int32_t>*> seqs;
+          std::vector<int> targets;
+          std::vector<uint64_t> keys;
+          for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
+            seqs.push_back(&epoch_ids[members[j]]);
+            targets.push_back(train_y[members[j]]);
+            // Dropout stream of this example at this step: independent of shards and threads.
+            keys.push_back(
+                mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
+                                     static_cast<uint64_t>(members[j]))));
+          }
+          Batch batch = make_batch(seqs);
+          batch.targets = targets;
+          batch.keys = keys;
+          if (o.token_dropout > 0) drop_tokens(batch, o.token_dropout);
+          auto& cache = caches[s];
+          encoder_forward(params, cfg, positions, batch, o.dropout, cache);
+          Mat<float>& dlogits = shard_dlogits[s];  // read by the queued products
+          const double loss = softmax_xent(cache.logits, targets, o.label_smoothing, dlogits);
+          // The shard's mean loss -> its share of the batch mean.
+          const double share = static_cast<double>(batch.B) / B;
+          dlogits *= static_cast<float>(share);
+          shard_loss[s] = loss * share;
+          int right = 0;
+          for (int b = 0; b < batch.B; ++b) {
+            Eigen::Index arg;
+            cache.logits.row(b).maxCoeff(&arg);
+            right += arg == targets[b];
+          }
+          shard_correct[s] = right;
+          set_zero_except_embedding(shard_grads[s]);  // its rows are cleared after each step
+          encoder_backward(params, cfg, batch, o.dropout, cache, dlogits, shard_grads[s], &later);
         }
-        Batch batch = make_batch(seqs);
-        batch.targets = targets;
-        batch.keys = keys;
-        if (o.token_dropout > 0) drop_tokens(batch, o.token_dropout);
-        auto& cache = caches[s];
-        encoder_forward(params, cfg, positions, batch, o.dropout, cache);
-        Mat<float> dlogits;
-        const double loss = softmax_xent(cache.logits, targets, o.label_smoothing, dlogits);
-        // The shard's mean loss -> its share of the batch mean.
-        const double share = static_cast<double>(batch.B) / B;
-        dlogits *= static_cast<float>(share);
-        shard_loss[s] = loss * share;
-        int right = 0;
-        for (int b = 0; b < batch.B; ++b) {
-          Eigen::Index arg;
-          cache.logits.row(b).maxCoeff(&arg);
-          right += arg == targets[b];
-        }
-        shard_correct[s] = right;
-        set_zero_except_embedding(shard_grads[s]);  // its rows are cleared after each step
-        encoder_backward(params, cfg, batch, o.dropout, cache, dlogits, shard_grads[s]);
-        shard_busy[s] = seconds_since(b0);
+        const double own = seconds_since(b0);
+        shard_busy[s] = own + products.help();
       });
       steps_seconds += seconds_since(s0);
       const auto u0 = Clock::now();

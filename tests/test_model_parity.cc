@@ -2,6 +2,8 @@
 // every intermediate, the logits, the loss, every parameter gradient, and five AdamW steps with
 // clipping; in double (to 1e-10) and in float (to 1e-5). Then a finite-difference check of the
 // whole model's gradient with padding.
+#include <functional>
+
 #include "encoder.h"
 #include "optimizer.h"
 #include "positional.h"
@@ -261,6 +263,38 @@ TEST(ModelGradient, FiniteDifferences) {
     }
   }
   EXPECT_GT(checked, 300);
+}
+
+// Training hands the weight-gradient products to other threads (encoder_backward's `later`),
+// which run them in any order after the pass: the gradients must be the same bits as computed
+// in place, with dropout on (its masks) and off (the branch gradients copied for the tasks).
+TEST(ModelParity, DeferredWeightGradientsAreTheSameBits) {
+  Fixture f = load("model_small.json");
+  for (int b = 0; b < f.batch.B; ++b) f.batch.keys.push_back(0x51ab + 977 * b);
+  const Params<float> p = load_params<float>(f.config, f.j["params"]);
+  const Mat<float> pos = sinusoid_table(f.config.max_len, f.config.d_model).cast<float>();
+  for (const double dropout : {0.0, 0.2}) {
+    ForwardCache<float> cache;
+    encoder_forward(p, f.config, pos, f.batch, dropout, cache);
+    Mat<float> dlogits;
+    softmax_xent(cache.logits, f.batch.targets, 0.1, dlogits);
+    Params<float> now = zeros_like_config<float>(f.config), deferred = now;
+    encoder_backward(p, f.config, f.batch, dropout, cache, dlogits, now);
+    std::vector<std::function<void()>> tasks;
+    const Later later = [&](std::function<void()> task) { tasks.push_back(std::move(task)); };
+    encoder_backward(p, f.config, f.batch, dropout, cache, dlogits, deferred, &later);
+    // 4 per layer (fc2, fc1, out, qkv) and the classifier's.
+    EXPECT_EQ(tasks.size(), 4u * f.config.n_layers + 1) << "dropout " << dropout;
+    for (auto it = tasks.rbegin(); it != tasks.rend(); ++it) (*it)();
+    tasks.clear();
+    const auto want = tensors(now), got = tensors(deferred);
+    for (size_t i = 0; i < want.size(); ++i) {
+      for (int64_t k = 0; k < want[i].size; ++k) {
+        ASSERT_EQ(got[i].data[k], want[i].data[k])
+            << want[i].name << "[" << k << "], dropout " << dropout;
+      }
+    }
+  }
 }
 
 }  // namespace
