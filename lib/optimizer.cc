@@ -52,37 +52,111 @@ AdamW<S>::AdamW(const Config& config, double beta1, double beta2, double eps)
       beta2_(beta2),
       eps_(eps) {}
 
+namespace {
+
+// One step of AdamW on a chunk, then of the average (A, when `k.averaged`): the same operations,
+// in the same order, as torch.optim.AdamW (single-tensor path). G is the unscaled gradient.
+template <typename S, typename Constants>
+void adamw_chunk(ArrayMap<S> P, ArrayMap<S> M, ArrayMap<S> V, const ArrayMap<S>& G, ArrayMap<S> A,
+                 bool decays, S b1, S b2, S eps, const Constants& k) {
+  if (decays) P *= k.decay;
+  if (k.scale == S(1)) {
+    M = b1 * M + (S(1) - b1) * G;
+    V = b2 * V + (S(1) - b2) * G.square();
+  } else {
+    const auto Gs = G * k.scale;
+    M = b1 * M + (S(1) - b1) * Gs;
+    V = b2 * V + (S(1) - b2) * Gs.square();
+  }
+  P -= k.step_size * M / (V.sqrt() / k.bc2_sqrt + eps);
+  if (k.averaged) average_into(A, P, k.keep, k.take);
+}
+
+}  // namespace
+
 template <typename S>
 void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double weight_decay,
-                    int threads, double grad_scale, Params<S>* average, double average_decay) {
+                    int threads, double grad_scale, Params<S>* average, double average_decay,
+                    const std::vector<int32_t>* embed_rows) {
   ++t_;
-  // The same operations, in the same order, as torch.optim.AdamW (single-tensor path).
   const S b1 = static_cast<S>(beta1_), b2 = static_cast<S>(beta2_), eps = static_cast<S>(eps_);
-  const S step_size = static_cast<S>(lr / (1.0 - std::pow(beta1_, static_cast<double>(t_))));
-  const S bc2_sqrt = static_cast<S>(std::sqrt(1.0 - std::pow(beta2_, static_cast<double>(t_))));
-  const S decay = static_cast<S>(1.0 - lr * weight_decay);
-  const S scale = static_cast<S>(grad_scale);
+  StepConstants k;
+  k.step_size = static_cast<S>(lr / (1.0 - std::pow(beta1_, static_cast<double>(t_))));
+  k.bc2_sqrt = static_cast<S>(std::sqrt(1.0 - std::pow(beta2_, static_cast<double>(t_))));
+  k.decay = static_cast<S>(1.0 - lr * weight_decay);
+  k.scale = static_cast<S>(grad_scale);
+  k.keep = static_cast<S>(average_decay), k.take = static_cast<S>(1.0 - average_decay);
+  k.averaged = average != nullptr;
   const auto p = tensors(params), m = tensors(m_), v = tensors(v_);
   const auto g = tensors(const_cast<Params<S>&>(grads));
   const auto a = average ? tensors(*average) : std::vector<TensorRef<S>>{};
-  const S keep = static_cast<S>(average_decay), take = static_cast<S>(1.0 - average_decay);
-  parallel_for(static_cast<int>(chunks_.size()), threads, [&](int i) {
-    const ParamChunk& c = chunks_[i];
-    auto P = slice(p[c.tensor], c);
-    auto M = slice(m[c.tensor], c);
-    auto V = slice(v[c.tensor], c);
-    if (p[c.tensor].decay) P *= decay;
-    if (scale == S(1)) {
-      const auto G = slice(g[c.tensor], c);
-      M = b1 * M + (S(1) - b1) * G;
-      V = b2 * V + (S(1) - b2) * G.square();
-    } else {
-      const auto G = slice(g[c.tensor], c) * scale;
-      M = b1 * M + (S(1) - b1) * G;
-      V = b2 * V + (S(1) - b2) * G.square();
+  const int64_t width = params.embed.cols();
+  if (!embed_rows && !row_steps_.empty()) {  // every row takes this step: none stays behind
+    replay(params, average, nullptr, t_ - 1, threads);
+    row_steps_.clear();
+    history_.clear();
+  }
+  std::vector<ParamChunk> rows;  // with embed_rows: one chunk per listed row, then the rest
+  if (embed_rows) {
+    if (row_steps_.empty()) row_steps_.assign(params.embed.rows(), t_ - 1);
+    history_.resize(t_ - 1);
+    history_.push_back(k);
+    replay(params, average, embed_rows, t_ - 1, threads);
+    for (int32_t r : *embed_rows) rows.push_back({0, r * width, (r + 1) * width});
+    for (const ParamChunk& c : chunks_) {
+      if (c.tensor != 0) rows.push_back(c);
     }
-    P -= step_size * M / (V.sqrt() / bc2_sqrt + eps);
-    if (average) average_into(slice(a[c.tensor], c), P, keep, take);
+  }
+  const std::vector<ParamChunk>& chunks = embed_rows ? rows : chunks_;
+  parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
+    const ParamChunk& c = chunks[i];
+    adamw_chunk(slice(p[c.tensor], c), slice(m[c.tensor], c), slice(v[c.tensor], c),
+                slice(g[c.tensor], c), average ? slice(a[c.tensor], c) : ArrayMap<S>(nullptr, 0),
+                p[c.tensor].decay, b1, b2, eps, k);
+  });
+  if (embed_rows) {
+    for (int32_t r : *embed_rows) row_steps_[r] = t_;
+  }
+}
+
+template <typename S>
+void AdamW<S>::catch_up(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
+                        int threads) {
+  replay(params, average, rows, t_, threads);
+}
+
+template <typename S>
+void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
+                      int64_t target, int threads) {
+  if (row_steps_.empty()) return;  // nothing put off
+  const S b1 = static_cast<S>(beta1_), b2 = static_cast<S>(beta2_), eps = static_cast<S>(eps_);
+  const int64_t width = params.embed.cols();
+  std::vector<int32_t> all;
+  if (!rows) {
+    all.resize(row_steps_.size());
+    for (size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int32_t>(r);
+    rows = &all;
+  }
+  const bool decays = tensors(params)[0].decay;
+  const std::vector<S> zeros(width, S(0));
+  // Rows in groups, so that a task is worth handing to a thread.
+  constexpr int kGroup = 16;
+  const int n = static_cast<int>(rows->size());
+  parallel_for((n + kGroup - 1) / kGroup, threads, [&](int j) {
+    for (int i = j * kGroup; i < std::min(n, (j + 1) * kGroup); ++i) {
+      const int32_t r = (*rows)[i];
+      const int64_t at = r * width;
+      const ArrayMap<S> P(params.embed.data() + at, width), M(m_.embed.data() + at, width),
+          V(v_.embed.data() + at, width), G(const_cast<S*>(zeros.data()), width);
+      for (int64_t s = row_steps_[r]; s < target; ++s) {
+        const StepConstants& k = history_[s];
+        adamw_chunk(
+            P, M, V, G,
+            k.averaged ? ArrayMap<S>(average->embed.data() + at, width) : ArrayMap<S>(nullptr, 0),
+            decays, b1, b2, eps, k);
+      }
+      row_steps_[r] = std::max(row_steps_[r], target);
+    }
   });
 }
 

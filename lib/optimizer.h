@@ -28,16 +28,38 @@ class AdamW {
   // are used multiplied by grad_scale (the clipping factor), and are not modified. With
   // `average`, each chunk then also takes the step of update_average(*average, params,
   // average_decay) while it is in cache: the same values as the two calls one after the other.
+  //
+  // With embed_rows (sorted, distinct), the embedding table's other rows must have a zero
+  // gradient, and their update is put off: catch_up replays it later, step by step with the same
+  // operations on a zero gradient, so the values are those of updating every row every step. A
+  // step touches a few hundred of the table's thousands of rows, and replaying a row's put-off
+  // steps while it is in cache costs less than streaming the whole table through memory each
+  // step.
   void step(Params<S>& params, const Params<S>& grads, double lr, double weight_decay,
             int threads = 1, double grad_scale = 1.0, Params<S>* average = nullptr,
-            double average_decay = 0);
+            double average_decay = 0, const std::vector<int32_t>* embed_rows = nullptr);
+  // Brings these embedding rows (sorted, distinct; all of them when null) of params, and of
+  // `average` when steps had one, up to date: before anything reads them.
+  void catch_up(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
+                int threads = 1);
   int64_t steps() const { return t_; }
+
+  // What one step applies to every value, kept for the put-off rows.
+  struct StepConstants {
+    S step_size, bc2_sqrt, decay, scale, keep, take;
+    bool averaged;
+  };
 
  private:
   Params<S> m_, v_;
   std::vector<ParamChunk> chunks_;
   double beta1_, beta2_, eps_;
   int64_t t_ = 0;
+  // The put-off steps of these rows (all when null), up to `target` steps in all.
+  void replay(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
+              int64_t target, int threads);
+  std::vector<StepConstants> history_;  // step t's at t - 1, while rows are put off
+  std::vector<int64_t> row_steps_;      // per embedding row: the steps it has taken
 };
 
 // Scales all gradients so that their global L2 norm is at most max_norm; returns the norm
