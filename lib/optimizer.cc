@@ -137,11 +137,15 @@ void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<i
     for (size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int32_t>(r);
     rows = &all;
   }
+  const int n = static_cast<int>(rows->size());
+  if (std::all_of(rows->begin(), rows->end(), [&](int32_t r) { return row_steps_[r] >= target; })) {
+    return;  // as in a step right after catch_up
+  }
   const bool decays = tensors(params)[0].decay;
   const std::vector<S> zeros(width, S(0));
-  // Rows in groups, so that a task is worth handing to a thread.
-  constexpr int kGroup = 16;
-  const int n = static_cast<int>(rows->size());
+  // Rows in small groups: a row's put-off steps range from none to thousands, so the threads
+  // take groups as they go.
+  constexpr int kGroup = 4;
   parallel_for((n + kGroup - 1) / kGroup, threads, [&](int j) {
     for (int i = j * kGroup; i < std::min(n, (j + 1) * kGroup); ++i) {
       const int32_t r = (*rows)[i];
