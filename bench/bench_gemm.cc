@@ -88,6 +88,36 @@ BENCHMARK(BM_LinearBackward)
     ->ArgsProduct({{128, 1024}, {128}, {64}})
     ->Unit(benchmark::kMicrosecond);
 
+// Its two halves apart: dx += dy W, and dW += dy^T x (the sum runs down the M rows).
+template <bool kWeights>
+void linear_backward_half(benchmark::State& state) {
+  const Eigen::Index M = state.range(0), in = state.range(1), out = state.range(2);
+  const Mat<float> x = random_matrix(M, in, 1), W = random_matrix(out, in, 2),
+                   dy = random_matrix(M, out, 3);
+  Mat<float> dx = Mat<float>::Zero(M, in), dW = Mat<float>::Zero(out, in);
+  for (auto _ : state) {
+    if constexpr (kWeights) {
+      linear_backward_weights<float>(dy, x, dW, nullptr);
+    } else {
+      linear_backward_input<float>(dy, W, dx);
+    }
+    benchmark::DoNotOptimize(kWeights ? dW.data() : dx.data());
+  }
+  set_flops(state, M, in, out);
+}
+void BM_LinearBackwardInput(benchmark::State& state) { linear_backward_half<false>(state); }
+void BM_LinearBackwardWeights(benchmark::State& state) { linear_backward_half<true>(state); }
+BENCHMARK(BM_LinearBackwardInput)
+    ->ArgNames({"M", "in", "out"})
+    ->ArgsProduct({{1024}, {64}, {192, 64, 128}})
+    ->ArgsProduct({{1024}, {128}, {64}})
+    ->Unit(benchmark::kMicrosecond);
+BENCHMARK(BM_LinearBackwardWeights)
+    ->ArgNames({"M", "in", "out"})
+    ->ArgsProduct({{1024}, {64}, {192, 64, 128}})
+    ->ArgsProduct({{1024}, {128}, {64}})
+    ->Unit(benchmark::kMicrosecond);
+
 // One head of attention for n tokens, Dh = 8: scores (n, n) = q (n, 8) k^T; o (n, 8) = p v.
 void BM_GemmAttentionHead(benchmark::State& state) {
   const Eigen::Index n = state.range(0), dh = 8;

@@ -96,7 +96,11 @@ constexpr int kBlockRows = 6;
 // rows r < R, R a multiple of kBlockRows. X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C
 // are contiguous, with strides y_s and c_s. Each load of Y feeds kBlockRows accumulators. The
 // multiply-adds are explicit (Eigen's pmadd, std::fma), so each sum is one chain of them.
-template <int W, typename S>
+//
+// With kChain, the sums are carried on instead: each accumulator starts from C's value and ends
+// there as it is, neither scaled nor added. A sum cut into pieces of t this way is still the one
+// chain of multiply-adds (a float stored and loaded again is the same float).
+template <int W, typename S, bool kChain = false>
 void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
                         Eigen::Index y_s, S alpha, bool accumulate, S* c, Eigen::Index c_s) {
   using Packet = typename Eigen::internal::packet_traits<S>::type;
@@ -126,7 +130,8 @@ void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, i
   for (int r = 0; r < R; r += RB) {
     Lane a[RB][NP];
     for (int q = 0; q < RB; ++q)
-      for (int k = 0; k < NP; ++k) a[q][k] = broadcast(S(0));
+      for (int k = 0; k < NP; ++k)
+        a[q][k] = kChain ? load(c + (r + q) * c_s + k * P) : broadcast(S(0));
     for (int t = 0; t < n_t; ++t) {
       Lane yt[NP];
       for (int k = 0; k < NP; ++k) yt[k] = load(y + t * y_s + k * P);
@@ -139,6 +144,13 @@ void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, i
     for (int q = 0; q < RB; ++q) {
       for (int k = 0; k < NP; ++k) {
         S* out = c + (r + q) * c_s + k * P;
+        if constexpr (kChain) {
+          if constexpr (W == 1)
+            *out = a[q][k];
+          else
+            Eigen::internal::pstoreu(out, a[q][k]);
+          continue;
+        }
         S v[P];
         if constexpr (W == 1)
           v[0] = a[q][k];
@@ -201,11 +213,47 @@ void times(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx, bool accumulate) {
                accumulate);
 }
 
-// dW += dy^T x: dy (N, Out), x (N, In) -> dW (Out, In); the sum runs over the N rows.
+// dW += dy^T x: dy (N, Out), x (N, In) -> dW (Out, In); the sum runs over the N rows. Both
+// operands are N rows long, too long to stay in L1 while each block of dW's rows goes down them,
+// so the sums go kRowsAtOnce rows of dy and x at a time, carried on in a buffer (kChain): the
+// same chains, and so the same bits, as rows_product in one go. dW's rows left over after the
+// whole blocks of six go through rows_product, as they would have.
 template <typename S>
 void add_transposed_times(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW) {
-  rows_product(dy.data(), 1, dy.cols(), static_cast<int>(dy.cols()), static_cast<int>(dy.rows()),
-               x.data(), x.cols(), static_cast<int>(x.cols()), S(1), dW.data(), dW.cols(), true);
+  constexpr int kRowsAtOnce = 64;
+  const int R = static_cast<int>(dy.cols()), N = static_cast<int>(dy.rows());
+  const int cols = static_cast<int>(x.cols()), full = R / kBlockRows * kBlockRows;
+  const Eigen::Index x_t = dy.cols(), y_s = x.cols();
+  if (full > 0) {
+    thread_local std::vector<S> sums;  // (full, cols)
+    sums.assign(static_cast<size_t>(full) * cols, S(0));
+    for (int t0 = 0; t0 < N; t0 += kRowsAtOnce) {
+      const int n = std::min(kRowsAtOnce, N - t0);
+      const S* xs = dy.data() + t0 * x_t;
+      const S* ys = x.data() + t0 * y_s;
+      int j = 0;
+      for (; j + 16 <= cols; j += 16)
+        rows_product_block<16, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
+                                        sums.data() + j, cols);
+      for (; j + 8 <= cols; j += 8)
+        rows_product_block<8, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
+                                       sums.data() + j, cols);
+      for (; j < cols; ++j)
+        rows_product_block<1, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
+                                       sums.data() + j, cols);
+    }
+    // As rows_product_block's accumulating store: out + alpha * sum, alpha = 1.
+    const S alpha(1);
+    for (int r = 0; r < full; ++r) {
+      S* out = dW.data() + r * dW.cols();
+      const S* v = sums.data() + static_cast<size_t>(r) * cols;
+      for (int e = 0; e < cols; ++e) out[e] = out[e] + alpha * v[e];
+    }
+  }
+  if (full < R) {
+    rows_product(dy.data() + full, 1, x_t, R - full, N, x.data(), y_s, cols, S(1),
+                 dW.data() + full * dW.cols(), dW.cols(), true);
+  }
 }
 
 // n rounded up to a multiple of m: buffers padded to whole vectors.
