@@ -16,6 +16,7 @@
 
 #include "common.h"
 #include "errors.h"
+#include "layers.h"
 #include "signals.h"
 
 namespace {
@@ -94,7 +95,10 @@ int main(int argc, char** argv) {
 
   CLI::App app{"router: an order-aware email-intent router (transformer encoder, from scratch)"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "router 0.1.0");
+  // The vector instructions decide how sums round, so a trained model is byte-identical only
+  // to one trained by a build with the same set (docs/architecture.md, "Training").
+  app.set_version_flag("--version", "router 0.1.0\nvector instructions: " +
+                                        router::vector_instructions());
   int verbose = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");

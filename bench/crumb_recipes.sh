@@ -62,6 +62,10 @@ if [[ $# -eq 0 && $TRAIN == data/crumb/train.jsonl && $VALID == data/crumb/valid
     line+=$'\tidentical to models/crumb.json'
   else
     line+=$'\tDIFFERS from models/crumb.json'
+    # The committed models round as 256-bit vectors do (docs/architecture.md, "Training").
+    if "$ROUTER" --version | grep -q AVX-512; then
+      line+=' (an AVX-512 build: -DROUTER_AVX512=OFF reproduces it)'
+    fi
   fi
 fi
 echo "$line"

@@ -27,6 +27,31 @@ void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<in
   }
 }
 
+std::string vector_instructions() {
+  std::string sets;
+  auto add = [&](const char* name) { sets += sets.empty() ? name : std::string(", ") + name; };
+#if defined(__AVX512F__)
+  add("AVX-512");
+#endif
+#if defined(__AVX2__)
+  add("AVX2");
+#elif defined(__AVX__)
+  add("AVX");
+#elif defined(__SSE4_2__)
+  add("SSE4.2");
+#elif defined(__SSE2__)
+  add("SSE2");
+#elif defined(__ARM_NEON)
+  add("NEON");
+#endif
+#if defined(__FMA__)
+  add("FMA");
+#endif
+  if (sets.empty()) sets = "none";
+  return sets + " (" + std::to_string(Eigen::internal::packet_traits<float>::size) +
+         " floats a vector)";
+}
+
 // ---------------------------------------------------------------------------------------------
 // Layer norm
 
@@ -78,10 +103,12 @@ void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
 
 namespace {
 
-// What one accumulator holds: a vector of the machine's width, or one value for the columns left.
+// What one accumulator holds: the widest vector of the machine that divides W (AVX-512's 16
+// floats for W = 16, AVX's 8 for W = 8 on the same machine), or one value for the columns left.
+// Each lane is its own chain of multiply-adds, so the width never changes a result's bits.
 template <int W, typename S>
 struct LaneOf {
-  using type = typename Eigen::internal::packet_traits<S>::type;
+  using type = typename Eigen::internal::find_best_packet<S, W>::type;
 };
 template <typename S>
 struct LaneOf<1, S> {
@@ -103,8 +130,8 @@ constexpr int kBlockRows = 6;
 template <int W, typename S, bool kChain = false>
 void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
                         Eigen::Index y_s, S alpha, bool accumulate, S* c, Eigen::Index c_s) {
-  using Packet = typename Eigen::internal::packet_traits<S>::type;
-  constexpr int P = W == 1 ? 1 : Eigen::internal::packet_traits<S>::size;
+  using Packet = typename LaneOf<W, S>::type;
+  constexpr int P = W == 1 ? 1 : Eigen::internal::unpacket_traits<Packet>::size;
   static_assert(W % P == 0, "a block is whole vectors");
   constexpr int NP = W / P;
   using Lane = typename LaneOf<W, S>::type;

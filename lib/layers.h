@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <string>
 #include <vector>
 
 #include "tensor.h"
@@ -18,6 +19,11 @@ namespace router {
 // later in the pass reads), to run later and perhaps on another thread (WorkQueue). Each task
 // adds into one gradient matrix of its own; the matrices it reads must outlive it.
 using Later = std::function<void(std::function<void()>)>;
+
+// The vector instructions this build's arithmetic uses and its float vector's width, e.g.
+// "AVX-512, AVX2, FMA (16 floats a vector)". A trained model's bits are those of any build with
+// the same (docs/architecture.md, "Training").
+std::string vector_instructions();
 
 // Inverted dropout masks, drawn from a stream that depends only on (key, site), never on
 // threads or batch composition, so training is reproducible for any thread count.

@@ -5,6 +5,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 router=${ROUTER:-build/apps/router}
+if "$router" --version | grep -q AVX-512; then
+  echo "train-crumb: $router uses AVX-512, which rounds otherwise than the 256-bit vectors the" \
+    "committed models were trained with; configure with -DROUTER_AVX512=OFF to reproduce them" >&2
+fi
 labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry
 options=(--train data/crumb/train.jsonl --valid data/crumb/valid.jsonl --labels "$labels"
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 128 --vocab-size 4000

@@ -251,6 +251,17 @@ TEST_F(Cli, HelpListsEverySubcommandWhereverItIsAsked) {
   }
 }
 
+// The version and the vector instructions, which decide a trained model's rounding.
+TEST_F(Cli, VersionNamesTheVectorInstructions) {
+  const Result r = run("--version");
+  EXPECT_EQ(r.code, 0) << r.err;
+  const std::vector<std::string> lines = lines_of(r.out);
+  ASSERT_EQ(lines.size(), 2u) << r.out;
+  EXPECT_EQ(lines[0], "router 0.1.0");
+  static const std::regex kVectors(R"(^vector instructions: .+ \((1|2|4|8|16) floats a vector\)$)");
+  EXPECT_TRUE(std::regex_match(lines[1], kVectors)) << lines[1];
+}
+
 TEST_F(Cli, GlobalFlagsMayComeBeforeTheSubcommand) {
   for (const char* flags : {"-q", "-v", "-q -v"}) {
     const Result r =

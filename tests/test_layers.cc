@@ -2,6 +2,7 @@
 // values (tests/fixtures/parity/layers.json), and against central finite differences.
 // Gradient checks use step h = 1e-6 and the relative error |a - n| / max(|a|, |n|, 1e-3) < 1e-6.
 #include <algorithm>
+#include <cmath>
 #include <functional>
 
 #include "layers.h"
@@ -465,6 +466,40 @@ TEST(Linear, ProductsDoNotDependOnBlocking) {
   EXPECT_TRUE(y.isApprox(x * W.transpose(), 1e-5f));
   EXPECT_TRUE(dW.isApprox(dy.transpose() * x, 1e-5f));
   EXPECT_TRUE(dx.isApprox(dy * W, 1e-5f));
+}
+
+// Each element of a product is the scalar chain fma(x_t, w_t, ...) over t in order, bit for bit,
+// in the vectors of 16 and 8 columns and in the columns left over: so a machine's vector width
+// (AVX2's 8 floats, AVX-512's 16) never changes a product, only how many lanes run at once.
+TEST(Linear, ProductsAreScalarMultiplyAddChainsAtEveryWidth) {
+  for (int out : {1, 7, 8, 9, 16, 17, 24, 31, 40}) {
+    const Mat<float> x = random_matrix(13, 37, 41).cast<float>();
+    const Mat<float> W = random_matrix(out, 37, 43).cast<float>();
+    Mat<float> y;
+    linear_forward<float>(x, W, nullptr, y);
+    const Mat<float> dy = random_matrix(13, out, 47).cast<float>();
+    Mat<float> dx = Mat<float>::Zero(13, 37), dW = Mat<float>::Zero(out, 37);
+    linear_backward<float>(dy, x, W, &dx, dW, nullptr);
+    for (int r = 0; r < 13; ++r) {
+      for (int j = 0; j < out; ++j) {
+        float chain = 0;
+        for (int t = 0; t < 37; ++t) chain = std::fma(x(r, t), W(j, t), chain);
+        ASSERT_EQ(y(r, j), chain) << "y(" << r << ", " << j << ") with " << out << " columns";
+      }
+      for (int i = 0; i < 37; ++i) {
+        float chain = 0;
+        for (int j = 0; j < out; ++j) chain = std::fma(dy(r, j), W(j, i), chain);
+        ASSERT_EQ(dx(r, i), chain) << "dx(" << r << ", " << i << ") with " << out << " columns";
+      }
+    }
+    for (int j = 0; j < out; ++j) {
+      for (int i = 0; i < 37; ++i) {
+        float chain = 0;
+        for (int r = 0; r < 13; ++r) chain = std::fma(dy(r, j), x(r, i), chain);
+        ASSERT_EQ(dW(j, i), chain) << "dW(" << j << ", " << i << ") with " << out << " columns";
+      }
+    }
+  }
 }
 
 }  // namespace
