@@ -130,22 +130,21 @@ constexpr int kBlockRows = 6;
 template <int W, typename S, bool kChain = false>
 void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
                         Eigen::Index y_s, S alpha, bool accumulate, S* c, Eigen::Index c_s) {
-  using Packet = typename LaneOf<W, S>::type;
-  constexpr int P = W == 1 ? 1 : Eigen::internal::unpacket_traits<Packet>::size;
+  using Lane = typename LaneOf<W, S>::type;
+  constexpr int P = W == 1 ? 1 : Eigen::internal::unpacket_traits<Lane>::size;
   static_assert(W % P == 0, "a block is whole vectors");
   constexpr int NP = W / P;
-  using Lane = typename LaneOf<W, S>::type;
   auto broadcast = [](S v) {
     if constexpr (W == 1)
       return v;
     else
-      return Eigen::internal::pset1<Packet>(v);
+      return Eigen::internal::pset1<Lane>(v);
   };
   auto load = [](const S* p) {
     if constexpr (W == 1)
       return *p;
     else
-      return Eigen::internal::ploadu<Packet>(p);
+      return Eigen::internal::ploadu<Lane>(p);
   };
   auto madd = [](Lane a, Lane b, Lane acc) {
     if constexpr (W == 1)

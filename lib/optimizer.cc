@@ -43,26 +43,39 @@ std::vector<ParamChunk> param_chunks(const Config& config) {
   return chunks_of(tensors(shapes));
 }
 
-// AdamW's chunks: param_chunks, but the embedding table (tensor 0) one row a chunk. A row's
-// update is then the same operation whether it is put off or not: Eigen's vectorised loop does
-// a slice's values before its first aligned vector and after its last whole one apart, one by
-// one, and where those fall depends on the slice (a row of 8 floats is all leftovers for
-// AVX-512's 16, and AVX-512's packet square root rounds otherwise than a scalar one).
-std::vector<ParamChunk> adamw_chunks(const Config& config) {
-  std::vector<ParamChunk> chunks;
-  const int64_t width = config.d_model;
-  for (int64_t r = 0; r < config.vocab_size; ++r) chunks.push_back({0, r * width, (r + 1) * width});
-  for (const ParamChunk& c : param_chunks(config)) {
-    if (c.tensor != 0) chunks.push_back(c);
-  }
+namespace {
+
+// The chunks of every tensor but the embedding table (tensor 0).
+std::vector<ParamChunk> without_embedding(std::vector<ParamChunk> chunks) {
+  std::erase_if(chunks, [](const ParamChunk& c) { return c.tensor == 0; });
   return chunks;
 }
+
+// The embedding table's rows `rows` (all n_rows of them when null) one row a chunk, then `rest`.
+// AdamW takes the table this way in every step, so a row's update is the same operation whether
+// it is put off or not: Eigen's vectorised loop does a slice's values outside its whole aligned
+// vectors one by one, and where those fall depends on the slice (a row of 8 floats is all
+// leftovers for AVX-512's 16, and its packet square root rounds otherwise than a scalar one).
+std::vector<ParamChunk> with_embedding_rows(const std::vector<int32_t>* rows, int64_t n_rows,
+                                            int64_t width, const std::vector<ParamChunk>& rest) {
+  std::vector<ParamChunk> chunks;
+  auto add = [&](int64_t r) { chunks.push_back({0, r * width, (r + 1) * width}); };
+  if (rows) {
+    for (int32_t r : *rows) add(r);
+  } else {
+    for (int64_t r = 0; r < n_rows; ++r) add(r);
+  }
+  chunks.insert(chunks.end(), rest.begin(), rest.end());
+  return chunks;
+}
+
+}  // namespace
 
 template <typename S>
 AdamW<S>::AdamW(const Config& config, double beta1, double beta2, double eps)
     : m_(zeros_like_config<S>(config)),
       v_(zeros_like_config<S>(config)),
-      chunks_(adamw_chunks(config)),
+      other_chunks_(without_embedding(param_chunks(config))),
       beta1_(beta1),
       beta2_(beta2),
       eps_(eps) {}
@@ -111,18 +124,14 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
     row_steps_.clear();
     history_.clear();
   }
-  std::vector<ParamChunk> rows;  // with embed_rows: one chunk per listed row, then the rest
   if (embed_rows) {
     if (row_steps_.empty()) row_steps_.assign(params.embed.rows(), t_ - 1);
     history_.resize(t_ - 1);
     history_.push_back(k);
     replay(params, average, embed_rows, t_ - 1, threads);
-    for (int32_t r : *embed_rows) rows.push_back({0, r * width, (r + 1) * width});
-    for (const ParamChunk& c : chunks_) {
-      if (c.tensor != 0) rows.push_back(c);
-    }
   }
-  const std::vector<ParamChunk>& chunks = embed_rows ? rows : chunks_;
+  const std::vector<ParamChunk> chunks =
+      with_embedding_rows(embed_rows, params.embed.rows(), width, other_chunks_);
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];
     adamw_chunk(slice(p[c.tensor], c), slice(m[c.tensor], c), slice(v[c.tensor], c),
@@ -211,16 +220,11 @@ double add_grads(Params<S>& total, const std::vector<Params<S>*>& parts, int thr
   const auto t = tensors(total);
   std::vector<std::vector<TensorRef<S>>> q;
   for (Params<S>* part : parts) q.push_back(tensors(*part));
-  std::vector<ParamChunk> chunks = chunks_of(t);
-  if (embed_rows) {
-    // Tensor 0 is the embedding table: one chunk per listed row instead of its fixed chunks.
-    const int64_t width = total.embed.cols();
-    std::vector<ParamChunk> rows;
-    for (int32_t r : *embed_rows) rows.push_back({0, r * width, (r + 1) * width});
-    chunks.erase(chunks.begin(), std::find_if(chunks.begin(), chunks.end(),
-                                              [](const ParamChunk& c) { return c.tensor != 0; }));
-    chunks.insert(chunks.begin(), rows.begin(), rows.end());
-  }
+  // With embed_rows, one chunk per listed row of the embedding table instead of its fixed chunks.
+  const std::vector<ParamChunk> chunks =
+      embed_rows
+          ? with_embedding_rows(embed_rows, 0, total.embed.cols(), without_embedding(chunks_of(t)))
+          : chunks_of(t);
   std::vector<double> partial(chunks.size());
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];

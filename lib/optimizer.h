@@ -52,7 +52,7 @@ class AdamW {
 
  private:
   Params<S> m_, v_;
-  std::vector<ParamChunk> chunks_;
+  std::vector<ParamChunk> other_chunks_;  // param_chunks but the embedding table's, taken by rows
   double beta1_, beta2_, eps_;
   int64_t t_ = 0;
   // The put-off steps of these rows (all when null), up to `target` steps in all.
