@@ -120,7 +120,8 @@ std::string_view trim(std::string_view s) {
 }
 
 // Bytes in charset `from` -> UTF-8; false if iconv does not know `from` (known = false) or the
-// bytes are not valid in it. Throws nothing.
+// bytes are not valid in it. Throws nothing. The result is checked again: glibc's iconv reads a
+// label such as "utf=8" as UTF-8 and lets 4-byte sequences beyond U+10FFFF through.
 bool convert(const std::string& bytes, const char* from, std::string& out, bool& known) {
   const GMimeApi& g = gmime();
   const GIConv cd = g.g_iconv_open("UTF-8", from);
@@ -133,7 +134,7 @@ bool convert(const std::string& bytes, const char* from, std::string& out, bool&
                                 nullptr, &written, &error));
   if (error) g.g_error_free(error);
   if (!converted) return false;
-  out.assign(converted.get(), written);
+  out = sanitize_utf8(std::string_view(converted.get(), written));
   return true;
 }
 

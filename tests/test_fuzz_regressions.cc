@@ -120,6 +120,19 @@ TEST(FuzzRegressions, MailHeaderBytesAreMadeValidUtf8) {
   EXPECT_TRUE(is_valid_utf8(n.date)) << n.date;
 }
 
+// A text part labelled charset=utf=8, which glibc's iconv takes for UTF-8 and converts without
+// refusing F6 AC B8 98 (a code point beyond U+10FFFF), reached MailText::text as it was.
+TEST(FuzzRegressions, ConvertedBodiesAreMadeValidUtf8) {
+  const MailText m =
+      parse_message(slurp(fixture("mail", "utf8_label_code_point_above_unicode.eml")), "x");
+  EXPECT_TRUE(is_valid_utf8(m.text));
+  EXPECT_EQ(m.text.find('\0'), std::string::npos) << "NUL bytes become spaces";
+  const MailText n = parse_message(
+      "From: a@b.in\nContent-Type: text/plain; charset=utf=8\n\nhi \xF6\xAC\xB8\x98 there\n", "y");
+  EXPECT_TRUE(is_valid_utf8(n.text));
+  EXPECT_NE(n.text.find("hi \xEF\xBF\xBD"), std::string::npos) << n.text;
+}
+
 // The binary header's integers were read with get<int>(), which casts a JSON float: 1e30 is
 // undefined behaviour (UBSan: "outside the range of representable values of type 'int'") and
 // 16.5 became 16. Each is now refused, in the kept files and in the current format's blob.
