@@ -1,6 +1,6 @@
 // Shared libraries opened on first use (dlopen) instead of being linked: each linked library
 // costs every process start its symbol lookups (Debian builds them with immediate binding), and
-// most commands never need GMime. (SentencePiece has a module of its own: text/sentencepiece.h.)
+// most commands never need GMime or SentencePiece's trainer.
 #pragma once
 
 #include <string>

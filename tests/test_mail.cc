@@ -256,11 +256,25 @@ TEST(MailCli, ClassifyShowTextPrintsWhatTheModelSaw) {
 // costs every command several milliseconds (docs/benchmarks.md, "Cold start").
 TEST(MailCli, GMimeIsLoadedOnlyForEmail) {
   const router::test::TempDir scratch("router_mail");
-  const std::string text = router::test::libraries_loaded(
-      "classify " + quote("Refund the delivery fee, not the cake."), scratch);
+  const auto loaded = [&](const std::string& args) {
+    const std::string log = scratch.path("ld.log");
+    const std::string cmd = "LD_DEBUG=files LD_DEBUG_OUTPUT=" + quote(log) + " " +
+                            quote(ROUTER_BINARY) + " " + args + " >/dev/null 2>&1";
+    EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
+    std::string all;  // LD_DEBUG_OUTPUT appends the process id to the name
+    for (const auto& f : fs::directory_iterator(scratch.dir())) {
+      if (f.path().filename().string().rfind("ld.log", 0) == 0) {
+        all += slurp(f.path().string());
+        fs::remove(f.path());
+      }
+    }
+    return all;
+  };
+  const std::string text = loaded("classify " + quote("Refund the delivery fee, not the cake."));
+  ASSERT_NE(text.find("libsentencepiece.so"), std::string::npos) << "LD_DEBUG gave no log";
   EXPECT_EQ(text.find("libgmime"), std::string::npos);
-  const std::string eml =
-      router::test::libraries_loaded("classify -f " + quote(fixture("quoted_reply.eml")), scratch);
+  EXPECT_EQ(text.find("libsentencepiece_train"), std::string::npos);
+  const std::string eml = loaded("classify -f " + quote(fixture("quoted_reply.eml")));
   EXPECT_NE(eml.find("libgmime-3.0.so"), std::string::npos);
 }
 

@@ -1,5 +1,5 @@
-// library_symbol (lib/shared_library.h): GMime is opened through it on first use, so a missing
-// library must be a clear IoError naming what needed it, not a crash.
+// library_symbol (lib/shared_library.h): GMime and SentencePiece's trainer are opened through it
+// on first use, so a missing library must be a clear IoError naming what needed it, not a crash.
 #include "shared_library.h"
 
 #include <cstring>

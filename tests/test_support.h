@@ -95,6 +95,7 @@ inline void spit(const std::string& path, const std::string& data) {
   std::ofstream(path, std::ios::binary) << data;
 }
 
+// Single-quoted for /bin/sh.
 // Every non-empty line of JSON Lines text, parsed with key order kept.
 inline std::vector<nlohmann::ordered_json> parse_jsonl(const std::string& text) {
   std::vector<nlohmann::ordered_json> out;
@@ -105,7 +106,6 @@ inline std::vector<nlohmann::ordered_json> parse_jsonl(const std::string& text) 
   return out;
 }
 
-// Single-quoted for /bin/sh.
 inline std::string quote(const std::string& s) {
   std::string q = "'";
   for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
@@ -152,25 +152,6 @@ inline CommandResult run_router(const std::string& args, const std::string& scra
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
-}
-
-// The dynamic loader's log of the files `ENV router ARGS` opened (LD_DEBUG=files), to check
-// which shared libraries a command loads. Expects the command to succeed.
-inline std::string libraries_loaded(const std::string& args, const TempDir& scratch,
-                                    const std::string& env = "") {
-  const std::string log = scratch.path("ld.log");
-  const std::string cmd = env + " LD_DEBUG=files LD_DEBUG_OUTPUT=" + quote(log) + " " +
-                          quote(ROUTER_BINARY) + " " + args + " >/dev/null 2>&1";
-  EXPECT_EQ(std::system(cmd.c_str()), 0) << cmd;
-  std::string all;  // LD_DEBUG_OUTPUT appends the process id to the name
-  for (const auto& f : std::filesystem::directory_iterator(scratch.dir())) {
-    if (f.path().filename().string().rfind("ld.log", 0) == 0) {
-      all += slurp(f.path().string());
-      std::filesystem::remove(f.path());
-    }
-  }
-  EXPECT_NE(all.find("libc.so.6"), std::string::npos) << "LD_DEBUG gave no log";
-  return all;
 }
 
 }  // namespace router::test

@@ -4,6 +4,9 @@
 // to byte pieces for characters outside the vocabulary, so no input becomes [UNK].
 #include "text/tokenizer.h"
 
+#include <sentencepiece_processor.h>
+#include <sentencepiece_trainer.h>
+
 #include <atomic>
 #include <cstdlib>
 #include <exception>
@@ -15,9 +18,9 @@
 #include <utility>
 
 #include "errors.h"
+#include "shared_library.h"
 #include "text/normalize.h"
 #include "text/pretokenize.h"
-#include "text/sentencepiece.h"
 
 namespace router {
 namespace {
@@ -29,29 +32,38 @@ constexpr std::size_t kMaxChunkBytes = 1 << 16;
 constexpr std::string_view kWordMark = "\xE2\x96\x81";  // U+2581, SentencePiece's word mark
 constexpr unsigned kTrainerSeed = 20240601;  // BPE draws nothing at random; fixed regardless
 
-// The texts cut into pieces of at most kMaxChunkBytes, at spaces, for the trainer.
-std::vector<std::string> training_chunks(const std::vector<std::string>& texts) {
-  std::vector<std::string> chunks;
-  for (const auto& t : texts) {
-    std::string_view rest = t;
-    while (rest.size() > kMaxChunkBytes) {
-      std::size_t cut = rest.rfind(' ', kMaxChunkBytes);
-      if (cut == std::string_view::npos || cut == 0) {
-        // Cannot happen (see above); should it, cut at a code point boundary.
-        cut = kMaxChunkBytes;
-        while (cut > 1 && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) --cut;
+// Feeds already preprocessed texts to the trainer, in their given order.
+class ChunkIterator : public sentencepiece::SentenceIterator {
+ public:
+  explicit ChunkIterator(const std::vector<std::string>& texts) {
+    for (const auto& t : texts) {
+      std::string_view rest = t;
+      while (rest.size() > kMaxChunkBytes) {
+        std::size_t cut = rest.rfind(' ', kMaxChunkBytes);
+        if (cut == std::string_view::npos || cut == 0) {
+          // Cannot happen (see above); should it, cut at a code point boundary.
+          cut = kMaxChunkBytes;
+          while (cut > 1 && (static_cast<unsigned char>(rest[cut]) & 0xC0) == 0x80) --cut;
+        }
+        chunks_.emplace_back(rest.substr(0, cut));
+        rest.remove_prefix(cut);
+        while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
       }
-      chunks.emplace_back(rest.substr(0, cut));
-      rest.remove_prefix(cut);
-      while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+      if (!rest.empty()) chunks_.emplace_back(rest);
     }
-    if (!rest.empty()) chunks.emplace_back(rest);
   }
-  return chunks;
-}
+  bool done() const override { return index_ >= chunks_.size(); }
+  void Next() override { ++index_; }
+  const std::string& value() const override { return chunks_[index_]; }
+  sentencepiece::util::Status status() const override { return {}; }
 
-std::vector<std::pair<std::string, std::string>> trainer_options(int vocab_size,
-                                                                 std::size_t max_sentence_bytes) {
+ private:
+  std::vector<std::string> chunks_;
+  std::size_t index_ = 0;
+};
+
+std::unordered_map<std::string, std::string> trainer_options(int vocab_size,
+                                                             std::size_t max_sentence_bytes) {
   return {
       {"model_type", "bpe"},
       {"vocab_size", std::to_string(vocab_size)},
@@ -130,6 +142,30 @@ std::mutex& trainer_mutex() {
   return m;
 }
 
+// The trainer library is opened only when a vocabulary is learned: linked, it would be loaded
+// and its symbols resolved at the start of every command (about 1 ms of `router classify`).
+// The overload taking the option map; the name is its Itanium C++ ABI mangling.
+using TrainFn = decltype(static_cast<sentencepiece::util::Status (*)(
+                             const std::unordered_map<std::string, std::string>&,
+                             sentencepiece::SentenceIterator*, std::string*)>(
+    &sentencepiece::SentencePieceTrainer::Train));
+constexpr const char* kTrainSymbol =
+    "_ZN13sentencepiece20SentencePieceTrainer5TrainERKSt13unordered_mapINSt7__cxx1112basic_"
+    "stringIcSt11char_traitsIcESaIcEEES7_St4hashIS7_ESt8equal_toIS7_ESaISt4pairIKS7_S7_EEEPNS_"
+    "16SentenceIteratorEPS7_";
+
+// A failure to open it goes to the caller; the next call tries again.
+TrainFn trainer() {
+  static const TrainFn train = reinterpret_cast<TrainFn>(library_symbol(
+      "libsentencepiece_train.so.0", kTrainSymbol,
+      "learning a vocabulary needs SentencePiece's trainer (Debian package libsentencepiece0)"));
+  return train;
+}
+
+}  // namespace
+
+namespace {
+
 // Each thread keeps the ids of the words it has encoded: mail repeats its words, and a hash
 // lookup is several times cheaper than SentencePiece's BPE on the word. A word's pieces do not
 // depend on its neighbours (see for_each_chunk), so the result is exactly what encoding the whole
@@ -149,6 +185,21 @@ struct WordCache {
 };
 
 std::atomic<uint64_t> next_cache_key{1};
+
+// Parses a serialized model; throws ModelError with SentencePiece's reason.
+std::unique_ptr<sentencepiece::SentencePieceProcessor> parse_model(std::string_view serialized) {
+  auto sp = std::make_unique<sentencepiece::SentencePieceProcessor>();
+  const auto status = sp->LoadFromSerializedProto(serialized);
+  if (!status.ok()) {
+    throw ModelError("not a valid SentencePiece model (" + status.ToString() + ")");
+  }
+  return sp;
+}
+
+// Encoding a parsed model fails only on a bug (in SentencePiece or here): not an input error.
+void check_encoded(const sentencepiece::util::Status& status) {
+  if (!status.ok()) throw Error(ExitCode::kFailure, "tokenizer: " + status.ToString());
+}
 
 }  // namespace
 
@@ -188,20 +239,21 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& texts, int vocab_size
     throw UsageError("tokenizer: cannot train on " + std::to_string(texts.size()) +
                      " texts: none of them has a token");
   }
+  ChunkIterator sentences(prepared);
   std::string serialized;
-  try {
+  sentencepiece::util::Status status;
+  {
     std::lock_guard<std::mutex> lock(trainer_mutex());
-    spm::set_random_seed(kTrainerSeed);
-    serialized = spm::train(training_chunks(prepared),
-                            trainer_options(vocab_size, 2 * kMaxChunkBytes));
-  } catch (const spm::TrainingFailed& e) {
-    throw UsageError(explain_training_failure(e.what(), vocab_size));
+    sentencepiece::SetRandomGeneratorSeed(kTrainerSeed);
+    status = trainer()(
+        trainer_options(vocab_size, 2 * kMaxChunkBytes), &sentences, &serialized);
   }
+  if (!status.ok()) throw UsageError(explain_training_failure(status.ToString(), vocab_size));
   return from_serialized(std::move(serialized), "trained tokenizer");
 }
 
-const spm::Model& Tokenizer::sp() const {
-  std::call_once(processor_->once, [&] { processor_->sp = spm::Model::parse(serialized_); });
+const sentencepiece::SentencePieceProcessor& Tokenizer::sp() const {
+  std::call_once(processor_->once, [&] { processor_->sp = parse_model(serialized_); });
   return *processor_->sp;
 }
 
@@ -219,30 +271,30 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
   Tokenizer tok;
   tok.owned_ = std::make_unique<const std::string>(std::move(serialized));
   tok.serialized_ = *tok.owned_;
-  const spm::Model* sp = nullptr;
+  const sentencepiece::SentencePieceProcessor* sp = nullptr;
   try {
     sp = &tok.sp();
   } catch (const ModelError& e) {
     throw ModelError(prefix + e.what());
   }
-  const int n = sp->size();
+  const int n = sp->GetPieceSize();
   if (n <= kReservedPieces) {
     throw ModelError(prefix + "only " + std::to_string(n) + " pieces; expected more than " +
                      std::to_string(kReservedPieces));
   }
-  if (sp->piece(kPadId) != "[PAD]" || !sp->is_control(kPadId)) {
-    throw ModelError(prefix + "piece 0 is \"" + sp->piece(kPadId) +
+  if (sp->IdToPiece(kPadId) != "[PAD]" || !sp->IsControl(kPadId)) {
+    throw ModelError(prefix + "piece 0 is \"" + sp->IdToPiece(kPadId) +
                      "\"; expected the control piece \"[PAD]\"");
   }
-  if (sp->piece(kUnkId) != "[UNK]" || sp->unk_id() != kUnkId) {
-    throw ModelError(prefix + "piece 1 is \"" + sp->piece(kUnkId) +
+  if (sp->IdToPiece(kUnkId) != "[UNK]" || sp->unk_id() != kUnkId) {
+    throw ModelError(prefix + "piece 1 is \"" + sp->IdToPiece(kUnkId) +
                      "\"; expected the unknown piece \"[UNK]\"");
   }
   // Byte fallback: <0x00>..<0xFF> right after the two special pieces. Only these ids are
   // checked, not the whole vocabulary: each query costs a status check, and start-up pays it.
   for (int b = 0; b < 256; ++b) {
     const int id = 2 + b;
-    if (!sp->is_byte(id)) {
+    if (!sp->IsByte(id)) {
       throw ModelError(prefix + "piece " + std::to_string(id) +
                        " is not a byte piece; expected <0x00>..<0xFF> at ids 2..257 "
                        "(byte fallback)");
@@ -251,9 +303,11 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
   // The model must leave text as it is (identity normalisation: NFKC would turn U+FB01 into
   // "fi") and mark each word with "▁", as train() sets it up; otherwise it would not split text
   // the way it did in training.
+  std::vector<std::string> probe;
+  std::string decoded;
   const std::string probe_text = "\xEF\xAC\x81 a";  // U+FB01 LATIN SMALL LIGATURE FI, space, a
-  const std::vector<std::string> probe = sp->encode_pieces(probe_text);
-  if (probe.empty() || probe.front().rfind(kWordMark, 0) != 0 || sp->decode(probe) != probe_text) {
+  if (!sp->Encode(probe_text, &probe).ok() || !sp->Decode(probe, &decoded).ok() || probe.empty() ||
+      probe.front().rfind(kWordMark, 0) != 0 || decoded != probe_text) {
     throw ModelError(prefix + "the model does not use identity normalisation with a \"" +
                      std::string(kWordMark) + "\" word prefix");
   }
@@ -263,8 +317,10 @@ Tokenizer Tokenizer::from_serialized(std::string serialized, const std::string& 
 
 std::vector<int32_t> Tokenizer::word_ids(std::string_view word) const {
   std::vector<int32_t> ids;
-  if (!words_.append_ids(word, ids)) sp().encode(word, ids);
-  return ids;
+  if (words_.append_ids(word, ids)) return ids;
+  std::vector<int> pieces;
+  check_encoded(sp().Encode(word, &pieces));
+  return {pieces.begin(), pieces.end()};
 }
 
 std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
@@ -300,13 +356,15 @@ std::vector<std::vector<int32_t>> Tokenizer::encode_sampled(
   // The global seed is read when the new thread first samples; training sets it too.
   std::lock_guard<std::mutex> lock(trainer_mutex());
   // SentencePiece reads ~0u as "no seed" (it would draw one from std::random_device).
-  spm::set_random_seed(seed == ~0u ? 0u : seed);
+  sentencepiece::SetRandomGeneratorSeed(seed == ~0u ? 0u : seed);
   std::thread sampler([&] {
     try {
+      std::vector<int> pieces;
       for (std::size_t i = 0; i < texts.size(); ++i) {
         const std::string normalized = normalize(texts[i]);
         for (const std::string_view word : pretokenize(normalized)) {
-          processor.sample_encode(word, static_cast<float>(dropout), out[i]);
+          check_encoded(processor.SampleEncode(word, -1, static_cast<float>(dropout), &pieces));
+          out[i].insert(out[i].end(), pieces.begin(), pieces.end());
         }
       }
     } catch (...) {
@@ -320,8 +378,10 @@ std::vector<std::vector<int32_t>> Tokenizer::encode_sampled(
 
 std::vector<std::string> Tokenizer::encode_pieces(std::string_view raw) const {
   std::vector<std::string> pieces;
+  std::vector<std::string> part;
   for_each_chunk(preprocess(raw), [&](std::string_view chunk) {
-    for (auto& piece : sp().encode_pieces(chunk)) pieces.push_back(std::move(piece));
+    check_encoded(sp().Encode(chunk, &part));
+    for (auto& piece : part) pieces.push_back(std::move(piece));
   });
   return pieces;
 }
@@ -343,7 +403,7 @@ const std::vector<std::string>& Tokenizer::vocab() const {
   std::call_once(pieces_->once, [&] {
     pieces_->list.reserve(size_);
     const auto& sp = this->sp();
-    for (int id = 0; id < size_; ++id) pieces_->list.push_back(sp.piece(id));
+    for (int id = 0; id < size_; ++id) pieces_->list.push_back(sp.IdToPiece(id));
   });
   return pieces_->list;
 }

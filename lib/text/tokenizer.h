@@ -12,11 +12,11 @@
 
 #include "text/known_words.h"
 
-namespace router {
-
-namespace spm {
-class Model;
+namespace sentencepiece {
+class SentencePieceProcessor;
 }
+
+namespace router {
 
 inline constexpr int32_t kPadId = 0;
 inline constexpr int32_t kUnkId = 1;
@@ -77,12 +77,12 @@ class Tokenizer {
  private:
   Tokenizer();
   // The SentencePiece processor, parsed from serialized_ on first need (thread-safe).
-  const spm::Model& sp() const;
+  const sentencepiece::SentencePieceProcessor& sp() const;
   // A pre-token's ids: from the known words if it is one, else from SentencePiece.
   std::vector<int32_t> word_ids(std::string_view word) const;
   struct Processor {
     std::once_flag once;
-    std::unique_ptr<spm::Model> sp;
+    std::unique_ptr<sentencepiece::SentencePieceProcessor> sp;
   };
   std::unique_ptr<Processor> processor_;
   uint64_t cache_key_;  // names this vocabulary in each thread's word cache (see encode)

@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Times whole commands against each other on a noisy machine: ROUNDS rounds of hyperfine, each
+# running every command RUNS times in turn, so that a slow minute falls on all of them alike.
+# Prints each command's median, 25th and 75th percentile over all its runs (milliseconds).
+#
+#   bench/alternate.sh 'build/apps/router classify -f email.txt' 'old/apps/router classify -f email.txt'
+#
+# Environment: ROUNDS (10), RUNS (20), OUT (/tmp/alternate-bench).
+set -euo pipefail
+ROUNDS=${ROUNDS:-10}
+RUNS=${RUNS:-20}
+OUT=${OUT:-/tmp/alternate-bench}
+mkdir -p "$OUT"
+rm -f "$OUT"/round-*.json
+for ((r = 1; r <= ROUNDS; r++)); do
+  hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$OUT/round-$r.json" "$@" > /dev/null 2>&1
+done
+/usr/bin/python3 - "$OUT" <<'PY'
+import glob, json, statistics, sys
+times = {}
+for f in sorted(glob.glob(f"{sys.argv[1]}/round-*.json")):
+    for r in json.load(open(f))["results"]:
+        times.setdefault(r["command"], []).extend(r["times"])
+print("| command | runs | median ms | p25 | p75 |")
+print("| --- | ---: | ---: | ---: | ---: |")
+for command, t in times.items():
+    q = statistics.quantiles(t, n=4)
+    print(f"| `{command}` | {len(t)} | {statistics.median(t) * 1e3:.2f} | {q[0] * 1e3:.2f} | {q[2] * 1e3:.2f} |")
+PY
