@@ -3,7 +3,8 @@
 # running every command RUNS times in turn, so that a slow minute falls on all of them alike.
 # Prints each command's median, 25th and 75th percentile over all its runs (milliseconds).
 #
-#   bench/alternate.sh 'build/apps/router classify -f email.txt' 'old/apps/router classify -f email.txt'
+#   bench/alternate.sh 'build/apps/router classify -f email.txt' \
+#                      'old/apps/router classify -f email.txt'
 #
 # Environment: ROUNDS (10), RUNS (20), OUT (/tmp/alternate-bench).
 set -euo pipefail
@@ -13,7 +14,8 @@ OUT=${OUT:-/tmp/alternate-bench}
 mkdir -p "$OUT"
 rm -f "$OUT"/round-*.json
 for ((r = 1; r <= ROUNDS; r++)); do
-  hyperfine -N --warmup 3 --runs "$RUNS" --export-json "$OUT/round-$r.json" "$@" > /dev/null 2>&1
+  # Quiet but for errors: a command that fails stops the script with hyperfine's message.
+  hyperfine -N --style none --warmup 3 --runs "$RUNS" --export-json "$OUT/round-$r.json" "$@"
 done
 /usr/bin/python3 - "$OUT" <<'PY'
 import glob, json, statistics, sys
@@ -25,5 +27,6 @@ print("| command | runs | median ms | p25 | p75 |")
 print("| --- | ---: | ---: | ---: | ---: |")
 for command, t in times.items():
     q = statistics.quantiles(t, n=4)
-    print(f"| `{command}` | {len(t)} | {statistics.median(t) * 1e3:.2f} | {q[0] * 1e3:.2f} | {q[2] * 1e3:.2f} |")
+    ms = [statistics.median(t) * 1e3, q[0] * 1e3, q[2] * 1e3]
+    print(f"| `{command}` | {len(t)} | " + " | ".join(f"{x:.2f}" for x in ms) + " |")
 PY
