@@ -1,6 +1,8 @@
 // libFuzzer target: arbitrary bytes through the whole text pipeline (UTF-8 check, normalisation,
 // pre-tokenisation, BPE) of the tiny test model's tokenizer, and through Model::encode's max_len
-// cut. Promise checked: no crash, no sanitizer report, every id inside the vocabulary.
+// cut. Promise checked: no crash, no sanitizer report, every id inside the vocabulary, and a
+// fresh tokenizer on trust (which encodes with a model cut down to the text's pieces,
+// piece_subset.h) gives the same ids as the parsed model.
 #include <cstdint>
 #include <cstdlib>
 #include <string_view>
@@ -25,6 +27,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   for (int32_t id : ids) {
     if (id < 0 || id >= model.tokenizer().vocab_size()) std::abort();
   }
+  const router::Tokenizer fresh = router::Tokenizer::from_trusted(
+      model.tokenizer().serialized(), model.tokenizer().vocab_size(), router::KnownWords{});
+  if (fresh.encode(text) != ids) std::abort();
   model.tokenizer().encode_pieces(text);
   try {
     const auto cut = model.encode(text);

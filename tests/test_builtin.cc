@@ -1,8 +1,10 @@
 // The built-in models and the demo: the packed models predict exactly as their JSON files, and
 // `router demo --json` tells the fee-vs-cake story: without positions the two emails get the same
-// label and (to float rounding) the same probabilities; with positions, different labels.
+// label and (to float rounding) the same probabilities; with positions, different labels. The
+// README shows the demo's output as it is printed.
 #include <cstdio>
 #include <memory>
+#include <regex>
 
 #include "builtin_model.h"
 #include "dataset.h"
@@ -70,6 +72,47 @@ TEST(Builtin, DemoTellsTheSwapStory) {
   const std::string text = run_stdout(std::string(ROUTER_BINARY) + " demo", code);
   EXPECT_EQ(code, 0);
   EXPECT_NE(text.find("they get different labels"), std::string::npos) << text;
+}
+
+// A word outside the known words is encoded with a model cut down to its pieces: one email
+// never pays for parsing all 4,000 (piece_subset.h), and every Crumb email, with no known words
+// at all, encodes as the parsed model encodes it.
+TEST(Builtin, UnknownWordsNeedNoWholeModel) {
+  auto packed = builtin_model("crumb");
+  if (!packed) GTEST_SKIP() << "this build has no built-in models";
+  const std::string serialized(packed->tokenizer().serialized());
+  const Tokenizer parsed = Tokenizer::from_serialized(serialized, "crumb");
+  const std::string email = "Hi, this is Zyxwvut Qwertyuiop; order CRB-45217 never reached Aundh.";
+  EXPECT_EQ(packed->tokenizer().encode(email), parsed.encode(email));
+  EXPECT_FALSE(packed->tokenizer().parsed());
+  const int vocab = packed->tokenizer().vocab_size();
+  for (const auto& e : read_examples(test::source_path("data/crumb/test.jsonl"))) {
+    const Tokenizer fresh = Tokenizer::from_trusted(serialized, vocab, KnownWords{});
+    ASSERT_EQ(fresh.encode(e.text), parsed.encode(e.text)) << e.where;
+  }
+}
+
+// The README shows `router demo`'s output; it must be what the command prints. The two tiny
+// differences (1e-9, 1e-7: float rounding) depend on the vector instructions of the build, so
+// every number written in scientific notation is compared by its form only.
+std::string mask_scientific(const std::string& text) {
+  static const std::regex kScientific(R"([0-9]\.[0-9]+e-[0-9]+)");
+  return std::regex_replace(text, kScientific, "<tiny>");
+}
+
+TEST(Builtin, ReadmeShowsWhatDemoPrints) {
+  if (!builtin_model("crumb")) GTEST_SKIP() << "this build has no built-in models";
+  const std::string readme = test::slurp(test::source_path("README.md"));
+  const std::string intro = "`router demo` shows the story:\n\n```\n";
+  const size_t start = readme.find(intro);
+  ASSERT_NE(start, std::string::npos) << "README.md no longer introduces the demo's output";
+  const size_t begin = start + intro.size();
+  const size_t end = readme.find("```", begin);
+  ASSERT_NE(end, std::string::npos);
+  int code = -1;
+  const std::string printed = run_stdout(std::string(ROUTER_BINARY) + " demo", code);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(mask_scientific(readme.substr(begin, end - begin)), mask_scientific(printed));
 }
 
 TEST(Builtin, DefaultModelNeedsNoFlag) {

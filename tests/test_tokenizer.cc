@@ -17,6 +17,7 @@
 #include "base64.h"
 #include "errors.h"
 #include "text/normalize.h"
+#include "text/piece_subset.h"
 #include "text/pretokenize.h"
 #include "text/tokenizer.h"
 
@@ -414,9 +415,9 @@ TEST(KnownWords, DamageIsRefusedOrMisses) {
   EXPECT_TRUE(ids.empty());
 }
 
-// A tokenizer loaded on trust answers from its known words without parsing its model, and
-// parses it (once, from any thread) for any other word: the ids are always what SentencePiece
-// gives.
+// A tokenizer loaded on trust answers from its known words without parsing its model, encodes
+// other words with models cut down to their pieces until those have cost as much as the whole
+// model, and then parses it (once, from any thread): the ids are always what SentencePiece gives.
 TEST(Tokenizer, TrustedTokenizerWithKnownWordsEncodesLikeTheModel) {
   const Tokenizer& tok = fixture_tokenizer();
   const std::vector<std::string> corpus = load_corpus();
@@ -445,6 +446,51 @@ std::string patched(std::string s, const std::string& from, const std::string& t
   const auto at = s.find(from);
   if (at != std::string::npos) s.replace(at, from.size(), to);
   return s;
+}
+
+// BPE builds a word from pieces that are substrings of "▁" + word, so a model cut down to those
+// (and the special and byte pieces) encodes every text as the whole model does: the corpus, the
+// golden cases (invalid UTF-8, scripts, digits, emoji, bytes outside the vocabulary), and words
+// made of random bytes. A fresh tokenizer on trust does that without parsing the whole model.
+TEST(Tokenizer, CutDownModelEncodesLikeTheWholeModel) {
+  const Tokenizer& tok = fixture_tokenizer();
+  std::vector<std::string> texts = load_corpus();
+  const json doc = load_cases_doc();
+  for (const auto& c : doc.at("cases")) texts.push_back(case_input(c));
+  std::mt19937 rng(5);
+  for (int i = 0; i < 300; ++i) {
+    std::string word(1 + rng() % 12, ' ');
+    for (char& ch : word) ch = static_cast<char>(0x21 + rng() % 0xDF);
+    texts.push_back("x " + word);
+  }
+  int unparsed = 0;
+  for (const std::string& text : texts) {
+    const Tokenizer fresh = Tokenizer::from_trusted(tok.serialized(), tok.vocab_size(), {});
+    ASSERT_EQ(fresh.encode(text), tok.encode(text)) << text;
+    unparsed += !fresh.parsed();
+  }
+  // Only a word longer than the word cache takes (32 bytes) needs the whole model.
+  EXPECT_GT(unparsed, static_cast<int>(texts.size()) * 9 / 10);
+  const Tokenizer fresh = Tokenizer::from_trusted(tok.serialized(), tok.vocab_size(), {});
+  EXPECT_EQ(fresh.encode("zebra quokka 4521"), tok.encode("zebra quokka 4521"));
+  EXPECT_FALSE(fresh.parsed());
+}
+
+TEST(Tokenizer, CutDownModelKeepsTheSpecialPiecesAndOnlyTheWordsPieces) {
+  const Tokenizer& tok = fixture_tokenizer();
+  const auto subset = piece_subset(tok.serialized(), {"cake", "fee"});
+  ASSERT_TRUE(subset);
+  ASSERT_GT(subset->ids.size(), static_cast<size_t>(kReservedPieces));
+  for (int id = 0; id < kReservedPieces; ++id) EXPECT_EQ(subset->ids[id], id);
+  EXPECT_TRUE(std::is_sorted(subset->ids.begin(), subset->ids.end()));
+  const std::string mark = "\xE2\x96\x81";  // U+2581
+  const std::string marked = mark + "cake " + mark + "fee";
+  for (size_t i = kReservedPieces; i < subset->ids.size(); ++i) {
+    const std::string& piece = tok.vocab()[subset->ids[i]];
+    EXPECT_NE(marked.find(piece), std::string::npos) << piece;
+  }
+  // Cut short, the bytes are not a model.
+  EXPECT_FALSE(piece_subset(tok.serialized().substr(0, tok.serialized().size() - 3), {"cake"}));
 }
 
 TEST(Tokenizer, RejectsBrokenModels) {

@@ -7,12 +7,14 @@
 #include <sentencepiece_processor.h>
 #include <sentencepiece_trainer.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <exception>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <unordered_map>
 #include <utility>
@@ -20,6 +22,7 @@
 #include "errors.h"
 #include "shared_library.h"
 #include "text/normalize.h"
+#include "text/piece_subset.h"
 #include "text/pretokenize.h"
 
 namespace router {
@@ -253,7 +256,10 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& texts, int vocab_size
 }
 
 const sentencepiece::SentencePieceProcessor& Tokenizer::sp() const {
-  std::call_once(processor_->once, [&] { processor_->sp = parse_model(serialized_); });
+  std::call_once(processor_->once, [&] {
+    processor_->sp = parse_model(serialized_);
+    processor_->parsed.store(true, std::memory_order_release);
+  });
   return *processor_->sp;
 }
 
@@ -323,6 +329,43 @@ std::vector<int32_t> Tokenizer::word_ids(std::string_view word) const {
   return {pieces.begin(), pieces.end()};
 }
 
+template <typename Cache>
+void Tokenizer::encode_with_subset(const std::vector<std::string_view>& words, Cache& cache) const {
+  if (processor_->subset_pieces.load(std::memory_order_relaxed) >= size_) return;
+  std::vector<std::string_view> unknown;
+  std::vector<int32_t> ids;
+  for (const std::string_view word : words) {
+    if (word.size() <= kMaxCachedBytes && cache.ids.count(word)) continue;
+    ids.clear();
+    if (words_.append_ids(word, ids)) continue;
+    // An unknown word too long for the cache goes to sp() in any case, and so would one with a
+    // byte that SentencePiece reads as white space (pre-tokens have none).
+    if (word.size() > kMaxCachedBytes) return;
+    for (const char c : word) {
+      if (static_cast<unsigned char>(c) <= ' ') return;
+    }
+    if (std::find(unknown.begin(), unknown.end(), word) == unknown.end()) unknown.push_back(word);
+  }
+  if (unknown.empty()) return;
+  const std::optional<PieceSubset> subset = piece_subset(serialized_, unknown);
+  if (!subset) return;
+  const auto n = static_cast<int64_t>(subset->ids.size());
+  if (processor_->subset_pieces.fetch_add(n, std::memory_order_relaxed) + n > size_) return;
+  sentencepiece::SentencePieceProcessor sp;
+  if (!sp.LoadFromSerializedProto(subset->serialized).ok()) return;
+  if (cache.ids.size() + unknown.size() > kMaxWords) cache.ids.clear();
+  std::vector<int> pieces;
+  for (const std::string_view word : unknown) {
+    if (!sp.Encode(word, &pieces).ok()) return;
+    ids.clear();
+    for (const int p : pieces) {
+      if (p < 0 || static_cast<size_t>(p) >= subset->ids.size()) return;
+      ids.push_back(subset->ids[p]);
+    }
+    cache.ids.emplace(std::string(word), ids);
+  }
+}
+
 std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
   thread_local WordCache cache;
   if (cache.key != cache_key_) {
@@ -331,7 +374,9 @@ std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
   }
   std::vector<int32_t> ids;
   const std::string normalized = normalize(raw);
-  for (const std::string_view word : pretokenize(normalized)) {
+  const std::vector<std::string_view> words = pretokenize(normalized);
+  if (!parsed()) encode_with_subset(words, cache);
+  for (const std::string_view word : words) {
     if (word.size() > kMaxCachedBytes) {
       const std::vector<int32_t> part = word_ids(word);
       ids.insert(ids.end(), part.begin(), part.end());

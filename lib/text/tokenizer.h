@@ -3,6 +3,7 @@
 // which the model file stores; encode() is const and safe to call from many threads at once.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -38,8 +39,9 @@ class Tokenizer {
   static Tokenizer from_serialized(std::string serialized, const std::string& where);
 
   // The built-in model's tokenizer, checked when it was packed: `serialized` (which must outlive
-  // the tokenizer) is parsed only when a word is not in `words`, or pieces are asked for. Start-up
-  // pays nothing for it, where parsing costs about a millisecond.
+  // the tokenizer) is not parsed at start-up, where parsing costs about a millisecond. Words in
+  // `words` need no model; other words are encoded with models cut down to their pieces, and the
+  // whole model is parsed once those have cost as much, or when pieces are asked for.
   static Tokenizer from_trusted(std::string_view serialized, int vocab_size, KnownWords words);
 
   // The table of known words for `texts`: each distinct word they hold, with its ids.
@@ -72,7 +74,7 @@ class Tokenizer {
   const std::vector<std::string>& vocab() const;
   std::string_view serialized() const { return serialized_; }
   // Whether the SentencePiece model has been parsed yet (see from_trusted).
-  bool parsed() const { return processor_->sp != nullptr; }
+  bool parsed() const { return processor_->parsed.load(std::memory_order_acquire); }
 
  private:
   Tokenizer();
@@ -80,9 +82,18 @@ class Tokenizer {
   const sentencepiece::SentencePieceProcessor& sp() const;
   // A pre-token's ids: from the known words if it is one, else from SentencePiece.
   std::vector<int32_t> word_ids(std::string_view word) const;
+  // Until the model is parsed: the words of `words` that neither the known words nor `cache`
+  // hold go into `cache`, encoded with a model cut down to their pieces (piece_subset.h), as long
+  // as the pieces parsed that way stay under the vocabulary's size. Past that, or should anything
+  // fail, the words are left to sp() as before.
+  template <typename Cache>
+  void encode_with_subset(const std::vector<std::string_view>& words, Cache& cache) const;
+
   struct Processor {
     std::once_flag once;
     std::unique_ptr<sentencepiece::SentencePieceProcessor> sp;
+    std::atomic<bool> parsed{false};
+    std::atomic<int64_t> subset_pieces{0};  // parsed in cut-down models so far
   };
   std::unique_ptr<Processor> processor_;
   uint64_t cache_key_;  // names this vocabulary in each thread's word cache (see encode)
