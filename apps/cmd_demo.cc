@@ -46,22 +46,22 @@ void run(const DemoOptions& o) {
 
   if (o.json) {
     auto side = [&](const Model& m, const Prediction& p) {
-      return nlohmann::json{{"label", label(m, p)}, {"confidence", p.confidence}, {"probs", p.probs}};
+      return nlohmann::json{
+          {"label", label(m, p)}, {"confidence", p.confidence}, {"probs", p.probs}};
     };
-    nlohmann::json j = {
-        {"emails", {o.a, o.b}},
-        {"with_positions", {side(pos, pa), side(pos, pb)}},
-        {"without_positions", {side(nopos, na), side(nopos, nb)}},
-        {"labels", pos.labels()},
-        {"max_prob_diff_with_positions", pos_diff},
-        {"max_prob_diff_without_positions", nopos_diff},
-        {"same_label_without_positions", na.label == nb.label},
-        {"different_labels_with_positions", pa.label != pb.label},
-        {"permutation_test",
-         {{"tokens", perm.pieces},
-          {"permutation", perm.perm},
-          {"max_diff_without_positions", perm.max_diff_without_positions},
-          {"max_diff_with_positions", perm.max_diff_with_positions}}}};
+    nlohmann::json j = {{"emails", {o.a, o.b}},
+                        {"with_positions", {side(pos, pa), side(pos, pb)}},
+                        {"without_positions", {side(nopos, na), side(nopos, nb)}},
+                        {"labels", pos.labels()},
+                        {"max_prob_diff_with_positions", pos_diff},
+                        {"max_prob_diff_without_positions", nopos_diff},
+                        {"same_label_without_positions", na.label == nb.label},
+                        {"different_labels_with_positions", pa.label != pb.label},
+                        {"permutation_test",
+                         {{"tokens", perm.pieces},
+                          {"permutation", perm.perm},
+                          {"max_diff_without_positions", perm.max_diff_without_positions},
+                          {"max_diff_with_positions", perm.max_diff_with_positions}}}};
     std::printf("%s\n", j.dump(2).c_str());
     return;
   }

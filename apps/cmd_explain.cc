@@ -100,7 +100,8 @@ std::vector<std::string> map_lines(const Mat<float>& a, const std::vector<std::s
   lines.push_back(head);
   for (int i = 0; i < T; ++i) {
     std::string row = pad(pad(std::to_string(i), 3) + clip(tokens[i], 10), label_w);
-    for (int j = 0; j < T; ++j) row += st.shade ? shade_cell(a(i, j) / vmax) : format_fixed(a(i, j), 2) + " ";
+    for (int j = 0; j < T; ++j)
+      row += st.shade ? shade_cell(a(i, j) / vmax) : format_fixed(a(i, j), 2) + " ";
     lines.push_back(row);
   }
   for (auto& line : lines) {
@@ -159,8 +160,9 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
     std::printf("  %s %s%s%s\n", pad(pad(std::to_string(t), 3) + clip(tok[t], 10), 14).c_str(),
                 signed_fixed(e.importance[t]).c_str(), b.empty() ? "" : "  ", b.c_str());
   }
-  std::printf("\nattention (row: the token that looks, column: the token looked at, by index;\n"
-              "each row sums to 1; heads are numbered layer.head from 0)\n");
+  std::printf(
+      "\nattention (row: the token that looks, column: the token looked at, by index;\n"
+      "each row sums to 1; heads are numbered layer.head from 0)\n");
   for (size_t l = 0; l < e.attention.size(); ++l) {
     for (size_t h = 0; h < e.attention[l].size(); ++h) {
       std::printf("\nhead %zu.%zu  (mean entropy %s nats)\n", l, h,
@@ -183,22 +185,26 @@ void print_compare(const Model& m, const Explanation& a, const Explanation& b,
   };
   std::printf("   %s  %s\n", pad("A", 44).c_str(), "B");
   std::printf("   %s  %s\n", pad(cell(a), 44).c_str(), cell(b).c_str());
-  std::printf("\nimportance (gradient x input of each email's predicted label, |scores| sum to 1):\n");
+  std::printf(
+      "\nimportance (gradient x input of each email's predicted label, |scores| sum to 1):\n");
   const std::vector<std::string> tka = display_tokens(a), tkb = display_tokens(b);
   auto side = [&](const Explanation& e, const std::vector<std::string>& tk, size_t t) {
     if (t >= tk.size()) return pad("", 44);
     const int n = static_cast<int>(std::lround(std::abs(e.importance[t]) * 40));
     const std::string text = pad(clip(tk[t], 10), 11) + signed_fixed(e.importance[t]) + " ";
     const int used = static_cast<int>(width(text)) + n;
-    return text + bar(e.importance[t], st) + std::string(static_cast<size_t>(std::max(0, 44 - used)), ' ');
+    return text + bar(e.importance[t], st) +
+           std::string(static_cast<size_t>(std::max(0, 44 - used)), ' ');
   };
   for (size_t t = 0; t < std::max(tka.size(), tkb.size()); ++t) {
     std::printf("   %s  %s\n", side(a, tka, t).c_str(), side(b, tkb, t).c_str());
   }
-  std::printf("\nattention, head by head (A left, B right; row looks at column; mean entropy in nats)\n");
+  std::printf(
+      "\nattention, head by head (A left, B right; row looks at column; mean entropy in nats)\n");
   for (size_t l = 0; l < a.attention.size(); ++l) {
     for (size_t h = 0; h < a.attention[l].size(); ++h) {
-      const auto la = map_lines(a.attention[l][h], tka, st), lb = map_lines(b.attention[l][h], tkb, st);
+      const auto la = map_lines(a.attention[l][h], tka, st),
+                 lb = map_lines(b.attention[l][h], tkb, st);
       size_t wa = 0;
       for (const auto& s : la) wa = std::max(wa, width(s));
       std::printf("\nhead %zu.%zu  entropy A %s, B %s\n", l, h,
@@ -244,9 +250,7 @@ std::string read_text(const std::string& file) {
   return read_file(file);
 }
 
-bool blank(const std::string& s) {
-  return s.find_first_not_of(" \t\r\n\f\v") == std::string::npos;
-}
+bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n\f\v") == std::string::npos; }
 
 void run(const ExplainOptions& o) {
   // Everything that can be checked cheaply is checked before the model is loaded.
@@ -254,7 +258,8 @@ void run(const ExplainOptions& o) {
   if (o.compare) {
     if (!o.file.empty()) throw UsageError("--compare takes two texts, not -f/--file");
     if (texts.empty()) texts = {kSwapA, kSwapB};
-    if (texts.size() != 2) throw UsageError("--compare needs two texts (or none for the swap pair)");
+    if (texts.size() != 2)
+      throw UsageError("--compare needs two texts (or none for the swap pair)");
   } else {
     if (!o.file.empty() && !texts.empty()) throw UsageError("give a TEXT or -f FILE, not both");
     if (!o.file.empty()) texts = {read_text(o.file)};
@@ -272,9 +277,10 @@ void run(const ExplainOptions& o) {
   st.shade = !o.plain && (o.shade || ::isatty(STDOUT_FILENO));
 
   if (!o.html.empty()) {
-    write_file_atomic(o.html, o.compare ? comparison_html(ex[0], ex[1], model.labels(), texts[0],
-                                                          texts[1], o.top_k)
-                                        : explanation_html(ex[0], model.labels(), texts[0], o.top_k));
+    write_file_atomic(
+        o.html, o.compare
+                    ? comparison_html(ex[0], ex[1], model.labels(), texts[0], texts[1], o.top_k)
+                    : explanation_html(ex[0], model.labels(), texts[0], o.top_k));
   }
   if (o.json) {
     nlohmann::json j;
@@ -301,27 +307,30 @@ void run(const ExplainOptions& o) {
 void add_explain_command(CLI::App& app) {
   auto opts = std::make_shared<ExplainOptions>();
   auto* cmd = app.add_subcommand(
-      "explain",
-      "Show the tokens, prediction, token importance and every head's attention map");
+      "explain", "Show the tokens, prediction, token importance and every head's attention map");
   cmd->footer(
       "Importance is gradient x input: the gradient of the predicted label's logit with respect\n"
       "to each token's input vector x0 (embedding + position), dotted with x0, scaled so that the\n"
-      "absolute scores sum to 1. One forward and one backward pass in float, dropout off. Positive\n"
-      "scores push towards the label, negative away. Top links leave out a token's link to itself.\n"
+      "absolute scores sum to 1. One forward and one backward pass in float, dropout off.\n"
+      "Positive scores push towards the label, negative away. Top links leave out a token's\n"
+      "link to itself.\n"
       "Heads are numbered layer.head from 0. See docs/explain.md.");
   cmd->add_option("text", opts->texts, "The email (two with --compare)");
   cmd->add_option("-f,--file", opts->file, "Read the email from FILE ('-' for stdin)");
   add_model_option(*cmd, opts->model);
-  cmd->add_option("-k,--top-k", opts->top_k, "Labels to list")->capture_default_str()
+  cmd->add_option("-k,--top-k", opts->top_k, "Labels to list")
+      ->capture_default_str()
       ->check(CLI::Range(1, 1000));
   cmd->add_option("--links", opts->links, "Strongest links to list per head")
-      ->capture_default_str()->check(CLI::Range(0, 1000));
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
   cmd->add_flag("--json", opts->json,
                 "Print one JSON object: tokens, attention[layer][head][i][j], importance, "
                 "prediction");
   cmd->add_option("--html", opts->html, "Also write a self-contained HTML page to FILE");
-  cmd->add_flag("--color,--shade", opts->shade,
-                "Heat maps in Unicode shading and coloured bars even when stdout is not a terminal");
+  cmd->add_flag(
+      "--color,--shade", opts->shade,
+      "Heat maps in Unicode shading and coloured bars even when stdout is not a terminal");
   cmd->add_flag("--plain", opts->plain, "Plain numbers even on a terminal");
   cmd->add_flag("--compare", opts->compare,
                 "Two emails side by side (default: the swap pair of `router demo`)");

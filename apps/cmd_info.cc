@@ -30,9 +30,9 @@ nlohmann::json parameter_counts(const Model& model) {
       norms += r.size;
     }
   }
-  return {{"embedding", embed},       {"attention", attention},   {"feed_forward", ff},
-          {"layer_norm", norms},      {"classifier", classifier},
-          {"total", embed + attention + ff + norms + classifier}};
+  return {{"embedding", embed},       {"attention", attention},
+          {"feed_forward", ff},       {"layer_norm", norms},
+          {"classifier", classifier}, {"total", embed + attention + ff + norms + classifier}};
 }
 
 void run(const InfoOptions& o) {
@@ -71,8 +71,8 @@ void run(const InfoOptions& o) {
             << "labels       " << model.labels().size() << ":";
   for (const auto& l : model.labels()) std::cout << ' ' << l;
   std::cout << "\nparameters\n";
-  for (const char* part : {"embedding", "attention", "feed_forward", "layer_norm", "classifier",
-                           "total"}) {
+  for (const char* part :
+       {"embedding", "attention", "feed_forward", "layer_norm", "classifier", "total"}) {
     std::printf("  %-13s %10lld\n", part, static_cast<long long>(counts[part].get<int64_t>()));
   }
   std::fflush(stdout);

@@ -68,7 +68,8 @@ void run(const PositionsOptions& o) {
   std::printf("\n");
   for (int p : positions) {
     std::printf("%d", p);
-    for (int d = 0; d < o.d_model; ++d) std::printf("\t%s", format_fixed(table(p, d), o.decimals).c_str());
+    for (int d = 0; d < o.d_model; ++d)
+      std::printf("\t%s", format_fixed(table(p, d), o.decimals).c_str());
     std::printf("\n");
   }
 }
@@ -78,11 +79,13 @@ void run(const PositionsOptions& o) {
 void add_positions_command(CLI::App& app) {
   auto opts = std::make_shared<PositionsOptions>();
   auto* cmd = app.add_subcommand("positions", "Print the sinusoidal positional-encoding table");
-  cmd->add_option("--d-model", opts->d_model, "Model width")->capture_default_str()
+  cmd->add_option("--d-model", opts->d_model, "Model width")
+      ->capture_default_str()
       ->check(CLI::Range(1, 4096));
   cmd->add_option("--positions", opts->positions, "Comma-separated positions")
       ->capture_default_str();
-  cmd->add_option("--decimals", opts->decimals, "Decimals to print")->capture_default_str()
+  cmd->add_option("--decimals", opts->decimals, "Decimals to print")
+      ->capture_default_str()
       ->check(CLI::Range(0, 17));
   cmd->add_flag("--json", opts->json, "Print one JSON object");
   cmd->add_option("--svg", opts->svg,

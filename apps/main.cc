@@ -10,9 +10,9 @@
 #include <exception>
 #include <string_view>
 
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "common.h"
 #include "errors.h"
@@ -97,8 +97,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   // The vector instructions decide how sums round, so a trained model is byte-identical only
   // to one trained by a build with the same set (docs/architecture.md, "Training").
-  app.set_version_flag("--version", "router 0.1.0\nvector instructions: " +
-                                        router::vector_instructions());
+  app.set_version_flag("--version",
+                       "router 0.1.0\nvector instructions: " + router::vector_instructions());
   int verbose = 0;
   bool quiet = false;
   app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");

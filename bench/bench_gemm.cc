@@ -131,8 +131,7 @@ void BM_GemmAttentionHead(benchmark::State& state) {
   }
   set_flops(state, 2 * n, dh, n);
 }
-BENCHMARK(BM_GemmAttentionHead)->RangeMultiplier(4)->Range(16, 512)->Unit(
-    benchmark::kMicrosecond);
+BENCHMARK(BM_GemmAttentionHead)->RangeMultiplier(4)->Range(16, 512)->Unit(benchmark::kMicrosecond);
 
 }  // namespace
 }  // namespace router::bench

@@ -76,12 +76,11 @@ void BM_ModelForward(benchmark::State& state) {
   const Config& c = m.config();
   set_flops(state, forward_flops(c, n));
   state.counters["tokens"] = n;
-  state.counters["time_per_token"] = benchmark::Counter(
-      static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
-                                  benchmark::Counter::kInvert);
+  state.counters["time_per_token"] =
+      benchmark::Counter(static_cast<double>(n), benchmark::Counter::kIsIterationInvariantRate |
+                                                     benchmark::Counter::kInvert);
   // Share of the counted FLOPs that grows with n^2 (scores and weighted sum).
-  state.counters["n2_share"] =
-      c.n_layers * 4.0 * n * n * c.d_model / forward_flops(c, n);
+  state.counters["n2_share"] = c.n_layers * 4.0 * n * n * c.d_model / forward_flops(c, n);
 }
 BENCHMARK(BM_ModelForward)->RangeMultiplier(2)->Range(16, 512)->Unit(benchmark::kMicrosecond);
 
@@ -145,8 +144,11 @@ void BM_BatchPathPerEmail(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(ids.size()));
   set_flops(state, flops);
 }
-BENCHMARK(BM_BatchPathPerEmail)->Threads(1)->Threads(2)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
+BENCHMARK(BM_BatchPathPerEmail)
+    ->Threads(1)
+    ->Threads(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // infer_logits (batches of 32 sorted by length) on 1 or 2 threads; wall-clock time.
 void BM_InferLogits(benchmark::State& state) {
@@ -163,8 +165,12 @@ void BM_InferLogits(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations() * static_cast<int64_t>(ids.size()));
   set_flops(state, flops);
 }
-BENCHMARK(BM_InferLogits)->ArgName("threads")->Arg(1)->Arg(2)->UseRealTime()->Unit(
-    benchmark::kMillisecond);
+BENCHMARK(BM_InferLogits)
+    ->ArgName("threads")
+    ->Arg(1)
+    ->Arg(2)
+    ->UseRealTime()
+    ->Unit(benchmark::kMillisecond);
 
 // Tokenizer + model for whole emails through the public API, one thread.
 void BM_PredictMany(benchmark::State& state) {

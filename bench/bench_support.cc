@@ -97,8 +97,7 @@ double attention_flops(int D, int64_t n) {
 double forward_flops(const Config& c, int64_t n) {
   const double t = static_cast<double>(n);
   const double ffn = 2 * 2 * t * c.d_model * c.d_ff;
-  return c.n_layers * (attention_flops(c.d_model, n) + ffn) +
-         2.0 * c.d_model * c.num_labels;
+  return c.n_layers * (attention_flops(c.d_model, n) + ffn) + 2.0 * c.d_model * c.num_labels;
 }
 
 void set_flops(benchmark::State& state, double flops_per_iteration) {

@@ -17,7 +17,8 @@ std::optional<Model> builtin_model(std::string_view name) {
                              "built-in model " + std::string(name), /*borrow=*/true);
   };
   if (name == "crumb") return load(router_model_crumb_begin, router_model_crumb_end);
-  if (name == "crumb-nopos") return load(router_model_crumb_nopos_begin, router_model_crumb_nopos_end);
+  if (name == "crumb-nopos")
+    return load(router_model_crumb_nopos_begin, router_model_crumb_nopos_end);
 #else
   (void)name;
 #endif

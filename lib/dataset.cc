@@ -16,7 +16,8 @@ constexpr int kMaxDepth = 64;
 ojson parse_value(const std::string& text, const std::string& where) {
   auto guard = [&](int depth, ojson::parse_event_t, ojson&) {
     if (depth > kMaxDepth) {
-      throw InputError(where + ": JSON nested deeper than " + std::to_string(kMaxDepth) + " levels");
+      throw InputError(where + ": JSON nested deeper than " + std::to_string(kMaxDepth) +
+                       " levels");
     }
     return true;
   };

@@ -57,7 +57,8 @@ PermutationReport permutation_test(const Model& model, std::string_view text, ui
     const Mat<float> b = first_attention(model, ids, pos);
     double diff = 0;
     for (int i = 0; i < T; ++i) {
-      diff = std::max(diff, static_cast<double>((a.row(i) - b.row(r.perm[i])).cwiseAbs().maxCoeff()));
+      diff =
+          std::max(diff, static_cast<double>((a.row(i) - b.row(r.perm[i])).cwiseAbs().maxCoeff()));
     }
     (pos == Positional::kNone ? r.max_diff_without_positions : r.max_diff_with_positions) = diff;
   }

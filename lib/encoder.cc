@@ -233,8 +233,7 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
 template void encoder_forward<float>(const Params<float>&, const Config&, const Mat<float>&,
                                      const Batch&, double, ForwardCache<float>&, const float*);
 template void encoder_forward<double>(const Params<double>&, const Config&, const Mat<double>&,
-                                      const Batch&, double, ForwardCache<double>&,
-                                      const double*);
+                                      const Batch&, double, ForwardCache<double>&, const double*);
 template InferenceWeights<float> inference_weights<float>(const Params<float>&);
 template InferenceWeights<double> inference_weights<double>(const Params<double>&);
 template Mat<float> encoder_logits<float>(const Params<float>&, const InferenceWeights<float>&,
@@ -266,9 +265,8 @@ Mat<float> infer_logits(const Params<float>& params, const InferenceWeights<floa
   const int n = static_cast<int>(sequences.size());
   std::vector<int> order(n);
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    return sequences[a].size() < sequences[b].size();
-  });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return sequences[a].size() < sequences[b].size(); });
   Mat<float> out(n, config.num_labels);
   const int n_batches = (n + kBatch - 1) / kBatch;
   parallel_for(n_batches, threads, [&](int k) {

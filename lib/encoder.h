@@ -17,10 +17,10 @@ namespace router {
 // A padded batch of token ids. Email b owns ids[b*T .. b*T+T-1]; its first lengths[b] are real.
 struct Batch {
   int B = 0, T = 0;
-  std::vector<int32_t> ids;       // (B*T), padded with kPadId
-  std::vector<int> lengths;       // (B), each in 1..T
-  std::vector<int> targets;       // (B), training only
-  std::vector<uint64_t> keys;     // (B), dropout stream of each email, training only
+  std::vector<int32_t> ids;    // (B*T), padded with kPadId
+  std::vector<int> lengths;    // (B), each in 1..T
+  std::vector<int> targets;    // (B), training only
+  std::vector<uint64_t> keys;  // (B), dropout stream of each email, training only
 };
 
 // Packs id sequences (each non-empty) into a batch padded to the longest.
@@ -28,32 +28,32 @@ Batch make_batch(const std::vector<const std::vector<int32_t>*>& sequences);
 
 template <typename S>
 struct BlockCache {
-  Mat<S> x_in;               // (N, D) block input
+  Mat<S> x_in;  // (N, D) block input
   LayerNormCache<S> ln1;
-  Mat<S> u1;                 // (N, D)
+  Mat<S> u1;  // (N, D)
   AttentionCache<S> attn;
-  Mat<S> attn_out;           // (N, D) before dropout
-  Mat<S> drop1;              // (N, D) dropout mask, empty when off
-  Mat<S> h;                  // (N, D) after the first residual
+  Mat<S> attn_out;  // (N, D) before dropout
+  Mat<S> drop1;     // (N, D) dropout mask, empty when off
+  Mat<S> h;         // (N, D) after the first residual
   LayerNormCache<S> ln2;
-  Mat<S> u2;                 // (N, D)
-  Mat<S> pre;                // (N, F) before GELU
-  Mat<S> act;                // (N, F) after GELU
-  Mat<S> ff_out;             // (N, D) before dropout
-  Mat<S> drop2;              // (N, D)
+  Mat<S> u2;      // (N, D)
+  Mat<S> pre;     // (N, F) before GELU
+  Mat<S> act;     // (N, F) after GELU
+  Mat<S> ff_out;  // (N, D) before dropout
+  Mat<S> drop2;   // (N, D)
 };
 
 template <typename S>
 struct ForwardCache {
-  Mat<S> x0;                 // (N, D) embeddings + positions, before dropout
-  Mat<S> drop0;              // (N, D)
+  Mat<S> x0;     // (N, D) embeddings + positions, before dropout
+  Mat<S> drop0;  // (N, D)
   std::vector<BlockCache<S>> blocks;
-  Mat<S> x_final;            // (N, D) input of the final norm
+  Mat<S> x_final;  // (N, D) input of the final norm
   LayerNormCache<S> lnf;
-  Mat<S> z;                  // (N, D)
-  Mat<S> pooled;             // (B, D)
+  Mat<S> z;                    // (N, D)
+  Mat<S> pooled;               // (B, D)
   std::vector<int> pool_rows;  // (B*D) with max pooling: the row of z each pooled value is from
-  Mat<S> logits;             // (B, K)
+  Mat<S> logits;               // (B, K)
 };
 
 // positions: (>= T, D) sinusoid table, ignored when config.positional is none.

@@ -11,13 +11,13 @@ namespace router {
 // Exit codes, one per kind of failure.
 enum class ExitCode : int {
   kOk = 0,
-  kFailure = 1,       // anything unexpected (a bug, if it ever happens)
-  kUsage = 2,         // bad command line
-  kBadInput = 3,      // unreadable or malformed input data or text
-  kBadModel = 4,      // model file malformed or inconsistent (a missing file is kIo)
-  kIo = 5,            // cannot write an output, disk full, ...
-  kSkipped = 6,       // finished, but --skip-invalid skipped some records
-  kInterrupted = 130, // SIGINT / SIGTERM
+  kFailure = 1,        // anything unexpected (a bug, if it ever happens)
+  kUsage = 2,          // bad command line
+  kBadInput = 3,       // unreadable or malformed input data or text
+  kBadModel = 4,       // model file malformed or inconsistent (a missing file is kIo)
+  kIo = 5,             // cannot write an output, disk full, ...
+  kSkipped = 6,        // finished, but --skip-invalid skipped some records
+  kInterrupted = 130,  // SIGINT / SIGTERM
 };
 
 class Error : public std::runtime_error {

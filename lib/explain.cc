@@ -9,8 +9,8 @@
 namespace router {
 
 template <typename S>
-Params<S> unrolled_params(const Params<S>& params, const std::vector<int32_t>& ids,
-                          Config& config, std::vector<int32_t>& unrolled_ids) {
+Params<S> unrolled_params(const Params<S>& params, const std::vector<int32_t>& ids, Config& config,
+                          std::vector<int32_t>& unrolled_ids) {
   const int T = static_cast<int>(ids.size());
   Params<S> p = params;
   p.embed.setZero(T + 1, params.embed.cols());
@@ -115,15 +115,14 @@ std::string display_token(const std::string& piece) {
 }
 
 template std::vector<double> gradient_x_input<float>(const Params<float>&, const Config&,
-                                                     const Mat<float>&,
-                                                     const std::vector<int32_t>&, int);
+                                                     const Mat<float>&, const std::vector<int32_t>&,
+                                                     int);
 template std::vector<double> gradient_x_input<double>(const Params<double>&, const Config&,
                                                       const Mat<double>&,
                                                       const std::vector<int32_t>&, int);
 template Params<float> unrolled_params<float>(const Params<float>&, const std::vector<int32_t>&,
                                               Config&, std::vector<int32_t>&);
-template Params<double> unrolled_params<double>(const Params<double>&,
-                                                const std::vector<int32_t>&, Config&,
-                                                std::vector<int32_t>&);
+template Params<double> unrolled_params<double>(const Params<double>&, const std::vector<int32_t>&,
+                                                Config&, std::vector<int32_t>&);
 
 }  // namespace router

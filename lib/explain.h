@@ -40,8 +40,8 @@ std::vector<double> gradient_x_input(const Params<S>& params, const Config& conf
 // E[ids[t]]; row 0 is unused), and the ids (1 .. T) that select those rows. Running it gives the
 // same logits as the original; its embedding gradient is the gradient w.r.t. each x0 row.
 template <typename S>
-Params<S> unrolled_params(const Params<S>& params, const std::vector<int32_t>& ids,
-                          Config& config, std::vector<int32_t>& unrolled_ids);
+Params<S> unrolled_params(const Params<S>& params, const std::vector<int32_t>& ids, Config& config,
+                          std::vector<int32_t>& unrolled_ids);
 
 struct Link {
   int from = 0, to = 0;  // query token -> key token

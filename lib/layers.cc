@@ -69,7 +69,8 @@ void layernorm_forward(const Mat<S>& x, const Vec<S>& w, const Vec<S>& b, Mat<S>
     const S rstd = S(1) / std::sqrt(var + S(1e-5));
     cache.mean(i) = mean;
     cache.rstd(i) = rstd;
-    y.row(i) = ((row.array() - mean) * rstd * w.transpose().array() + b.transpose().array()).matrix();
+    y.row(i) =
+        ((row.array() - mean) * rstd * w.transpose().array() + b.transpose().array()).matrix();
   }
 }
 
@@ -345,9 +346,9 @@ void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx) {
 // Multi-head self-attention
 
 template <typename S>
-void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
-                       int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
-                       int site, Mat<S>& out, AttentionCache<S>& cache) {
+void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
+                       const std::vector<int>& lengths, const DropoutSpec& dropout, int site,
+                       Mat<S>& out, AttentionCache<S>& cache) {
   const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));  // keeps score variance independent of Dh
@@ -369,8 +370,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   Mat<S> kt, sc, pm;  // (Dh, n8) keys transposed, (n, n8) scores, (n, n) probs * dropout mask
   for (int b = 0; b < B; ++b) {
     const int n = lengths[b], n8 = round_up(n, 8);  // keys beyond n: masked, never read
-    Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1))
-                          : 0);
+    Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)) : 0);
     kt.setZero(Dh, n8);
     sc.resize(n, n8);
     for (int h = 0; h < n_heads; ++h) {
@@ -471,8 +471,8 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
 }
 
 template <typename S>
-void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
-                        const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
+                        int n_heads, int T, const std::vector<int>& lengths,
                         const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o) {
   attention_backward(dout, u, W_qkv, W_o, n_heads, T, lengths, cache, du, dW_qkv, dW_o,
                      [](std::function<void()> task) { task(); });

@@ -83,7 +83,7 @@ void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx);
 // ---- multi-head self-attention with a key padding mask ----
 template <typename S>
 struct AttentionCache {
-  Mat<S> qkv;                // (N, 3D)
+  Mat<S> qkv;  // (N, 3D)
   // For email b and head h, i = b*H + h: its (len_b, len_b) softmax before dropout, and the
   // dropout mask on it (none when dropout is off), one after another in two buffers that keep
   // their memory from batch to batch.
@@ -102,9 +102,9 @@ struct AttentionCache {
 // u: (N, D), W_qkv: (3D, D), W_o: (D, D) -> out: (N, D). Padding rows are not queried (their
 // output is 0) and are masked as keys, so they never reach a real token.
 template <typename S>
-void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads,
-                       int T, const std::vector<int>& lengths, const DropoutSpec& dropout,
-                       int site, Mat<S>& out, AttentionCache<S>& cache);
+void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
+                       const std::vector<int>& lengths, const DropoutSpec& dropout, int site,
+                       Mat<S>& out, AttentionCache<S>& cache);
 // The same function with dropout off and no cache, for predictions. Per head, the queries run
 // along the vector lanes, 16 at a time: the two products are small hand-written loops that need
 // none of Eigen's packing (for one email's short heads, n x Dh with Dh 8-64, packing costs more
@@ -118,8 +118,8 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
                      int T, const std::vector<int>& lengths, Mat<S>& out);
 // dout: (N, D) -> du += (N, D), dW_qkv += (3D, D), dW_o += (D, D)
 template <typename S>
-void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv,
-                        const Mat<S>& W_o, int n_heads, int T, const std::vector<int>& lengths,
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
+                        int n_heads, int T, const std::vector<int>& lengths,
                         const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o);
 // The same, with the two weight gradients added by tasks handed to `later`: dout, u and cache
 // must stay unchanged until both have run. The same bits.

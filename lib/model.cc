@@ -38,8 +38,8 @@ const Mat<float>& Model::positions(int rows) const {
 const Params<float>& Model::params() const {
   if (borrowed_embed_) {
     std::call_once(*embed_copied_, [&] {
-      params_.embed = Eigen::Map<const Mat<float>>(borrowed_embed_, config_.vocab_size,
-                                                   config_.d_model);
+      params_.embed =
+          Eigen::Map<const Mat<float>>(borrowed_embed_, config_.vocab_size, config_.d_model);
     });
   }
   return params_;

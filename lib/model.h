@@ -22,11 +22,11 @@
 namespace router {
 
 struct Prediction {
-  int label = -1;                         // index into Model::labels
-  float confidence = 0;                   // calibrated probability of `label`
-  std::vector<float> probs;               // (K) calibrated probabilities, label order
-  int n_tokens = 0;                       // tokens the model saw (after truncation)
-  bool truncated = false;                 // the email had more than max_len tokens
+  int label = -1;            // index into Model::labels
+  float confidence = 0;      // calibrated probability of `label`
+  std::vector<float> probs;  // (K) calibrated probabilities, label order
+  int n_tokens = 0;          // tokens the model saw (after truncation)
+  bool truncated = false;    // the email had more than max_len tokens
 };
 
 class Model {
@@ -77,7 +77,7 @@ class Model {
     return borrowed_embed_ ? borrowed_embed_ : params_.embed.data();
   }
 
-  mutable Params<float> params_;  // mutable: params() may copy a borrowed embedding in
+  mutable Params<float> params_;     // mutable: params() may copy a borrowed embedding in
   InferenceWeights<float> weights_;  // inference_weights(params_): the weights never change
   const float* borrowed_embed_ = nullptr;
   std::unique_ptr<std::once_flag> embed_copied_ = std::make_unique<std::once_flag>();

@@ -183,8 +183,7 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
     Tokenizer tok =
         borrow ? Tokenizer::from_trusted(tok_bytes, c.vocab_size, words) : std::move(*checked);
     if (!borrow) tok.set_known_words(words);
-    Model model(c, std::move(labels), std::move(tok), std::move(p), temperature,
-                h.at("metadata"));
+    Model model(c, std::move(labels), std::move(tok), std::move(p), temperature, h.at("metadata"));
     if (embed) model.borrow_embedding(embed);
     return model;
   } catch (const nlohmann::json::exception& e) {

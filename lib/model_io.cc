@@ -109,8 +109,8 @@ json parse_limited(const std::string& text, const std::string& name) {
 Config read_config(const Checker& c, const json& j) {
   const std::string p = "/config";
   if (!j.is_object()) c.fail(p, "expected an object");
-  c.only_keys(j, p, {"d_model", "n_heads", "n_layers", "d_ff", "max_len", "positional", "pooling",
-                     "norm"});
+  c.only_keys(
+      j, p, {"d_model", "n_heads", "n_layers", "d_ff", "max_len", "positional", "pooling", "norm"});
   Config config;
   config.d_model = c.integer(c.member(j, p, "d_model"), p + "/d_model");
   config.n_heads = c.integer(c.member(j, p, "n_heads"), p + "/n_heads");
@@ -232,14 +232,14 @@ void read_tensors(const Checker& c, const json& j, Params<float>& params,
       const int64_t n = parse_floats(*inside, r.data, r.size);
       if (n < 0) c.fail(p + "/data", "not plain numbers");  // never shown: the slow path runs
       if (n != r.size) {
-        c.fail(p + "/data", "expected " + std::to_string(r.size) + " numbers, got " +
-                                std::to_string(n));
+        c.fail(p + "/data",
+               "expected " + std::to_string(r.size) + " numbers, got " + std::to_string(n));
       }
       continue;
     }
     if (static_cast<int64_t>(data.size()) != r.size) {
-      c.fail(p + "/data", "expected " + std::to_string(r.size) + " numbers, got " +
-                              std::to_string(data.size()));
+      c.fail(p + "/data",
+             "expected " + std::to_string(r.size) + " numbers, got " + std::to_string(data.size()));
     }
     for (int64_t i = 0; i < r.size; ++i) {
       const json& v = data[i];
@@ -265,8 +265,9 @@ Model load_parsed(const json& j, const std::string& name,
                   const std::map<std::string, std::string_view>* fast) {
   Checker c(name);
   if (!j.is_object()) c.fail("/", "expected a JSON object");
-  c.only_keys(j, "", {"format", "version", "config", "labels", "tokenizer", "calibration",
-                      "metadata", "tensors"});
+  c.only_keys(
+      j, "",
+      {"format", "version", "config", "labels", "tokenizer", "calibration", "metadata", "tensors"});
   if (c.string(c.member(j, "", "format"), "/format") != kFormat) {
     c.fail("/format", std::string("expected '") + kFormat + "'");
   }
@@ -338,13 +339,12 @@ std::string model_to_json(const Model& model) {
                        {"pooling", to_string(cfg.pooling)},
                        {"norm", "pre"}});
   field("labels", model.labels());
-  field("tokenizer", json{{"type", "sentencepiece-bpe"},
-                          {"normalization",
-                           {{"lowercase", true},
-                            {"collapse_whitespace", true},
-                            {"pretokenizer", "router-v1"}}},
-                          {"vocab", model.tokenizer().vocab()},
-                          {"model", base64_encode(model.tokenizer().serialized())}});
+  field("tokenizer",
+        json{{"type", "sentencepiece-bpe"},
+             {"normalization",
+              {{"lowercase", true}, {"collapse_whitespace", true}, {"pretokenizer", "router-v1"}}},
+             {"vocab", model.tokenizer().vocab()},
+             {"model", base64_encode(model.tokenizer().serialized())}});
   field("calibration", json{{"temperature", model.temperature()}});
   field("metadata", model.metadata());
   out += "  \"tensors\": {\n";

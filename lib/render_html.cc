@@ -99,9 +99,10 @@ std::string heatmap_svg(const Mat<float>& a, const std::vector<std::string>& tok
            "\"><title>" + xml_escape(tokens[i]) + " -&gt; " + xml_escape(tokens[j]) + " " +
            num(v, 3) + "</title></rect>\n";
       if (cell >= 26) {
-        s += "<text x=\"" + num(left + cell * (j + 0.5)) + "\" y=\"" + num(top + cell * i + cell / 2 + 4) +
-             "\" text-anchor=\"middle\" style=\"font-size:9px;fill:" + (v / vmax > 0.55 ? "#fff" : "#333") +
-             "\">" + num(v * 100, 0) + "</text>\n";
+        s += "<text x=\"" + num(left + cell * (j + 0.5)) + "\" y=\"" +
+             num(top + cell * i + cell / 2 + 4) +
+             "\" text-anchor=\"middle\" style=\"font-size:9px;fill:" +
+             (v / vmax > 0.55 ? "#fff" : "#333") + "\">" + num(v * 100, 0) + "</text>\n";
       }
     }
   }
@@ -127,8 +128,8 @@ std::string importance_svg(const Explanation& e) {
     s += "<text x=\"" + num(label_w - 6) + "\" y=\"" + num(y + 13) + "\" text-anchor=\"end\">" +
          xml_escape(tokens[t]) + "</text>\n";
     s += "<rect x=\"" + num(v >= 0 ? mid : mid - len) + "\" y=\"" + num(y + 2) + "\" width=\"" +
-         num(len) + "\" height=\"" + num(row - 4) + "\" fill=\"" + (v >= 0 ? "#d0453a" : "#3a6fd0") +
-         "\"/>\n";
+         num(len) + "\" height=\"" + num(row - 4) + "\" fill=\"" +
+         (v >= 0 ? "#d0453a" : "#3a6fd0") + "\"/>\n";
     s += "<text x=\"" + num(v >= 0 ? mid + len + 4 : mid + 4) + "\" y=\"" + num(y + 13) + "\">" +
          (v >= 0 ? "+" : "") + num(v, 3) + "</text>\n";
   }
@@ -140,11 +141,12 @@ std::string importance_svg(const Explanation& e) {
 std::string prediction_block(const Explanation& e, const std::vector<std::string>& labels,
                              int top_k) {
   const Prediction& p = e.prediction;
-  std::string s = "<p class=\"pred\">label <b>" + xml_escape(labels[p.label]) + "</b>, confidence " +
-                  num(p.confidence, 4) + "</p>\n<table class=\"topk\">\n";
+  std::string s = "<p class=\"pred\">label <b>" + xml_escape(labels[p.label]) +
+                  "</b>, confidence " + num(p.confidence, 4) + "</p>\n<table class=\"topk\">\n";
   std::vector<int> order(p.probs.size());
   std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [&](int x, int y) { return p.probs[x] > p.probs[y]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int x, int y) { return p.probs[x] > p.probs[y]; });
   order.resize(std::min<size_t>(order.size(), static_cast<size_t>(std::max(top_k, 1))));
   for (int k : order) {
     s += "<tr><td>" + xml_escape(labels[k]) + "</td><td>" + num(p.probs[k], 4) + "</td></tr>\n";
@@ -177,7 +179,8 @@ constexpr const char* kImportanceNote =
 
 constexpr const char* kMapNote =
     "Each map: row = the token that looks (query), column = the token looked at (key), darker = "
-    "more attention (shading scaled to each map's largest weight); each row sums to 1. Heads are numbered layer.head from 0.";
+    "more attention (shading scaled to each map's largest weight); each row sums to 1. Heads are "
+    "numbered layer.head from 0.";
 
 }  // namespace
 
@@ -187,11 +190,21 @@ std::string xml_escape(std::string_view s) {
   for (char ch : s) {
     const unsigned char c = static_cast<unsigned char>(ch);
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
       default:
         if ((c < 0x20 && c != '\t' && c != '\n') || c == 0x7F) {
           out += "\xEF\xBF\xBD";
@@ -234,7 +247,8 @@ std::string comparison_html(const Explanation& a, const Explanation& b_,
        " Entropy is the mean over rows, in nats.</p>\n";
   for (size_t l = 0; l < a.attention.size(); ++l) {
     for (size_t h = 0; h < a.attention[l].size(); ++h) {
-      b += "<div class=\"pair\">\n" + head_figure(a, static_cast<int>(l), static_cast<int>(h), "A ") +
+      b += "<div class=\"pair\">\n" +
+           head_figure(a, static_cast<int>(l), static_cast<int>(h), "A ") +
            head_figure(b_, static_cast<int>(l), static_cast<int>(h), "B ") + "</div>\n";
     }
   }
@@ -250,12 +264,14 @@ std::string positions_svg(const Mat<double>& table, const std::vector<int>& mark
   const double clocks_x = left + map_w + 110;
   const double w = std::max(clocks_x + std::max(pairs, 1) * clock_gap + 30, left + 600);
   const double h = std::max(top + map_h + 50, top + 40.0 * static_cast<double>(marked.size()) + 60);
-  std::string s = "<svg class=\"positions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" + num(w) +
-                  "\" height=\"" + num(h) + "\" viewBox=\"0 0 " + num(w) + " " + num(h) + "\">\n";
+  std::string s = "<svg class=\"positions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                  num(w) + "\" height=\"" + num(h) + "\" viewBox=\"0 0 " + num(w) + " " + num(h) +
+                  "\">\n";
   s += "<style>text { font-family: monospace; font-size: 11px; fill: #222; }</style>\n";
   s += "<rect x=\"0\" y=\"0\" width=\"" + num(w) + "\" height=\"" + num(h) + "\" fill=\"#fff\"/>\n";
   s += "<text x=\"" + num(left) + "\" y=\"16\">sinusoidal positions: " + std::to_string(P) +
-       " positions (down) x d_model " + std::to_string(D) + " (across); blue -1, white 0, red +1</text>\n";
+       " positions (down) x d_model " + std::to_string(D) +
+       " (across); blue -1, white 0, red +1</text>\n";
   s += "<text x=\"" + num(left) + "\" y=\"" + num(top - 6) + "\">dim 0</text>\n";
   s += "<text x=\"" + num(left + map_w) + "\" y=\"" + num(top - 6) + "\" text-anchor=\"end\">" +
        std::to_string(D - 1) + "</text>\n";
@@ -274,8 +290,10 @@ std::string positions_svg(const Mat<double>& table, const std::vector<int>& mark
   }
   // Marked positions: outline on the map, and one clock per (sin, cos) pair: the hand points at
   // angle pos * omega_i clockwise from 12 o'clock, read straight from the table (sin, cos).
-  s += "<text x=\"" + num(clocks_x) + "\" y=\"" + num(top - 6) + "\">clock hands, one per sin/cos pair" +
-       (D / 2 > pairs ? " (first " + std::to_string(pairs) + " of " + std::to_string(D / 2) + ")" : "") +
+  s += "<text x=\"" + num(clocks_x) + "\" y=\"" + num(top - 6) +
+       "\">clock hands, one per sin/cos pair" +
+       (D / 2 > pairs ? " (first " + std::to_string(pairs) + " of " + std::to_string(D / 2) + ")"
+                      : "") +
        "</text>\n";
   for (size_t m = 0; m < marked.size(); ++m) {
     const int p = marked[m];
@@ -285,8 +303,8 @@ std::string positions_svg(const Mat<double>& table, const std::vector<int>& mark
          "\" height=\"" + num(ch + 2) + "\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n";
     s += "<line x1=\"" + num(left + map_w + 2) + "\" y1=\"" + num(y + ch / 2) + "\" x2=\"" +
          num(clocks_x - 40) + "\" y2=\"" + num(cy) + "\" stroke=\"#aaa\"/>\n";
-    s += "<text x=\"" + num(clocks_x - 36) + "\" y=\"" + num(cy + 4) + "\">pos " + std::to_string(p) +
-         "</text>\n";
+    s += "<text x=\"" + num(clocks_x - 36) + "\" y=\"" + num(cy + 4) + "\">pos " +
+         std::to_string(p) + "</text>\n";
     for (int i = 0; i < pairs; ++i) {
       const double cx = clocks_x + 30 + clock_gap * i;
       const double sn = table(p, 2 * i), cs = table(p, 2 * i + 1);
@@ -301,12 +319,12 @@ std::string positions_svg(const Mat<double>& table, const std::vector<int>& mark
 }
 
 std::string positions_html(const Mat<double>& table, const std::vector<int>& marked) {
-  return page("router positions", "<h1>Sinusoidal positional encoding</h1>\n" +
-                                      positions_svg(table, marked) +
-                                      "<p class=\"note\">P[pos, 2i] = sin(pos / 10000^(2i/D)), "
-                                      "P[pos, 2i+1] = cos(pos / 10000^(2i/D)). Each clock shows one "
-                                      "(sin, cos) pair of a marked position as a hand: pair i turns "
-                                      "by 1 / 10000^(2i/D) radians per position.</p>\n");
+  return page("router positions",
+              "<h1>Sinusoidal positional encoding</h1>\n" + positions_svg(table, marked) +
+                  "<p class=\"note\">P[pos, 2i] = sin(pos / 10000^(2i/D)), "
+                  "P[pos, 2i+1] = cos(pos / 10000^(2i/D)). Each clock shows one "
+                  "(sin, cos) pair of a marked position as a hand: pair i turns "
+                  "by 1 / 10000^(2i/D) radians per position.</p>\n");
 }
 
 }  // namespace router

@@ -17,8 +17,8 @@
 namespace router {
 
 struct SplitModelText {
-  std::string rest;                                   // the text with every data array emptied
-  std::map<std::string, std::string_view> data;       // tensor name -> inside of its [...]
+  std::string rest;                              // the text with every data array emptied
+  std::map<std::string, std::string_view> data;  // tensor name -> inside of its [...]
 };
 
 // Nullopt when the text is not a well-formed model file in the expected shape. The views point

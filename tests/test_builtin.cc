@@ -118,10 +118,9 @@ TEST(Builtin, ReadmeShowsWhatDemoPrints) {
 TEST(Builtin, DefaultModelNeedsNoFlag) {
   if (!builtin_model("crumb")) GTEST_SKIP() << "this build has no built-in models";
   int code = -1;
-  const std::string out =
-      run_stdout("echo 'Refund the cake, not the delivery fee.' | " + std::string(ROUTER_BINARY) +
-                     " classify",
-                 code);
+  const std::string out = run_stdout(
+      "echo 'Refund the cake, not the delivery fee.' | " + std::string(ROUTER_BINARY) + " classify",
+      code);
   EXPECT_EQ(code, 0);
   EXPECT_EQ(out.substr(0, out.find('\t')), "refund_item") << out;
 }

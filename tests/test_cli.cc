@@ -466,8 +466,8 @@ TEST_F(Cli, TrainBadDataExitsThree) {
 
 TEST_F(Cli, TrainMoreLocalHeadsThanHeadsExitsTwoBeforeTraining) {
   const std::string out = path("m.json");
-  const Result r = run("train --train " + quote(kTrain) + " -o " + quote(out) + kSmall +
-                       " --local-heads 3");
+  const Result r =
+      run("train --train " + quote(kTrain) + " -o " + quote(out) + kSmall + " --local-heads 3");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("--local-heads 3: the first layer has 2 heads"), std::string::npos) << r.err;
   EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << "the tokenizer was trained:\n" << r.err;

@@ -36,14 +36,17 @@ using nlohmann::json;
 using namespace router;
 
 const std::string kModel = std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/models/tiny.json";
-const std::string kGolden = std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/explain/tiny_golden.txt";
+const std::string kGolden =
+    std::string(ROUTER_SOURCE_DIR) + "/tests/fixtures/explain/tiny_golden.txt";
 
 // A tag-stack XML well-formedness check: <!DOCTYPE ...>, comments, <a ...>, </a>, <a/>, quoted
 // attributes, and entities (&name; &#n; &#xh;). Returns "" when well-formed, else the problem.
 std::string xml_problem(const std::string& s) {
   std::vector<std::string> stack;
   static const std::regex kEntity(R"(^&(#[0-9]+|#x[0-9a-fA-F]+|[a-zA-Z]+);)");
-  auto is_name = [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '_'; };
+  auto is_name = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == ':' || c == '_';
+  };
   for (size_t i = 0; i < s.size();) {
     if (s[i] == '&') {
       std::smatch m;
@@ -57,7 +60,8 @@ std::string xml_problem(const std::string& s) {
       if (end == std::string::npos) return "unclosed comment";
       i = end + 3;
     } else if (s.compare(i, 2, "<!") == 0) {
-      if (stack.size() || s.compare(i, 9, "<!DOCTYPE") != 0) return "stray <! at " + std::to_string(i);
+      if (stack.size() || s.compare(i, 9, "<!DOCTYPE") != 0)
+        return "stray <! at " + std::to_string(i);
       i = s.find('>', i) + 1;
     } else if (s.compare(i, 2, "</") == 0) {
       size_t j = i + 2;
@@ -77,8 +81,10 @@ std::string xml_problem(const std::string& s) {
       char in_quote = 0;
       for (; j < s.size(); ++j) {
         if (in_quote) {
-          if (s[j] == in_quote) in_quote = 0;
-          else if (s[j] == '<') return "< inside an attribute of <" + name + ">";
+          if (s[j] == in_quote)
+            in_quote = 0;
+          else if (s[j] == '<')
+            return "< inside an attribute of <" + name + ">";
         } else if (s[j] == '"' || s[j] == '\'') {
           in_quote = s[j];
         } else if (s[j] == '>') {
@@ -103,9 +109,7 @@ size_t count(const std::string& hay, const std::string& needle) {
 class Explain : public ::testing::Test {
  protected:
   std::string path(const std::string& name) const { return tmp_.path(name); }
-  Result run(const std::string& args) {
-    return router::test::run_router(args, tmp_.dir());
-  }
+  Result run(const std::string& args) { return router::test::run_router(args, tmp_.dir()); }
   router::test::TempDir tmp_{"router_explain"};
   int runs_ = 0;
 };
@@ -186,7 +190,8 @@ TEST(ExplainMath, GradientTimesInputMatchesFiniteDifferences) {
                          logit_scaled(unrolled, cfg, pos, uids, static_cast<int>(t), -eps, label)) /
                         (2 * eps);
       EXPECT_NEAR(got[t], fd, 1e-6 + 1e-5 * std::abs(fd)) << "label " << label << " token " << t;
-      EXPECT_NEAR(got_f[t], got[t], 1e-2 * scale + 1e-6) << "float path, label " << label << " token " << t;
+      EXPECT_NEAR(got_f[t], got[t], 1e-2 * scale + 1e-6)
+          << "float path, label " << label << " token " << t;
     }
   }
 }
@@ -209,7 +214,7 @@ TEST(ExplainMath, ExplainMatchesPredictAndNormalises) {
   EXPECT_EQ(links[0].to, 1);
   EXPECT_EQ(links[1].from, 1);
   EXPECT_EQ(links[1].to, 0);
-  EXPECT_EQ(display_token("\xE2\x96\x81" "cake"), "cake");
+  EXPECT_EQ(display_token("\u2581cake"), "cake");  // U+2581 marks a word's start
   EXPECT_EQ(xml_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
 }
 
@@ -229,7 +234,8 @@ TEST_F(Explain, HtmlIsWellFormedWithOneHeatMapPerHeadAndEscapedTokens) {
   for (const char* token : {">er<", ">or<", ">m<"}) {  // tiny splits words into short pieces
     EXPECT_NE(page.find(token), std::string::npos) << token;
   }
-  const Result c = run("explain --compare -m " + quote(kModel) + " --html " + quote(path("cmp.html")));
+  const Result c =
+      run("explain --compare -m " + quote(kModel) + " --html " + quote(path("cmp.html")));
   ASSERT_EQ(c.code, 0) << c.err;
   const std::string cmp = slurp(path("cmp.html"));
   EXPECT_EQ(xml_problem(cmp), "");
@@ -240,15 +246,17 @@ TEST_F(Explain, HtmlIsWellFormedWithOneHeatMapPerHeadAndEscapedTokens) {
 
 TEST_F(Explain, PositionsSvgAndHtmlAreWellFormedAndKeepTheTable) {
   const Result plain = run("positions");
-  const Result r = run("positions --svg " + quote(path("p.svg")) + " --html " + quote(path("p.html")));
+  const Result r =
+      run("positions --svg " + quote(path("p.svg")) + " --html " + quote(path("p.html")));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, plain.out);
   for (const char* name : {"p.svg", "p.html"}) {
     const std::string s = slurp(path(name));
     EXPECT_EQ(xml_problem(s), "") << name;
     EXPECT_EQ(count(s, "<g class=\"heatmap\""), 1u) << name;
-    EXPECT_EQ(count(s, "<rect x") - 1 - 5, 50u * 4) << name;  // background, 5 outlines, 50 x 4 cells
-    EXPECT_EQ(count(s, "<circle"), 5u * 2) << name;           // 5 positions x 2 pairs
+    EXPECT_EQ(count(s, "<rect x") - 1 - 5, 50u * 4)
+        << name;                                     // background, 5 outlines, 50 x 4 cells
+    EXPECT_EQ(count(s, "<circle"), 5u * 2) << name;  // 5 positions x 2 pairs
     EXPECT_NE(s.find(">pos 44<"), std::string::npos) << name;
   }
   const Result wide = run("positions --d-model 64 --positions 0,100 --svg " + quote(path("w.svg")));
@@ -261,8 +269,8 @@ TEST_F(Explain, PositionsSvgAndHtmlAreWellFormedAndKeepTheTable) {
 TEST_F(Explain, GoldenTerminalOutput) {
   const Result r = run("explain -m " + quote(kModel) + " 'where is my order'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, slurp(kGolden)) << "regenerate with: router explain -m " << kModel
-                                   << " 'where is my order' > " << kGolden;
+  EXPECT_EQ(r.out, slurp(kGolden))
+      << "regenerate with: router explain -m " << kModel << " 'where is my order' > " << kGolden;
 }
 
 TEST_F(Explain, BadInputFailsClearlyBeforeWork) {
@@ -284,7 +292,8 @@ TEST_F(Explain, BadInputFailsClearlyBeforeWork) {
     it = it.key().rfind("layers.", 0) == 0 ? m["tensors"].erase(it) : std::next(it);
   }
   std::ofstream(path("flat.json")) << m.dump();
-  r = run("explain -m " + quote(path("flat.json")) + " --html " + quote(html) + " 'where is my order'");
+  r = run("explain -m " + quote(path("flat.json")) + " --html " + quote(html) +
+          " 'where is my order'");
   EXPECT_EQ(r.code, 2) << r.err;
   EXPECT_NE(r.err.find("no attention layer"), std::string::npos) << r.err;
   r = run("explain -m " + quote(kModel) + " --compare 'only one'");
@@ -307,8 +316,9 @@ TEST_F(Explain, ChromiumScreenshotIsNotBlank) {
     const std::string cmd =
         "timeout 120 /usr/bin/chromium --headless --no-sandbox --disable-gpu --disable-quic "
         "--no-first-run --disable-background-networking --disable-component-update "
-        "--disable-sync --user-data-dir=" + quote(profile) + " --screenshot=" + quote(path(png)) +
-        " --window-size=1280,900 " + quote("file://" + path(html)) + " >/dev/null 2>&1";
+        "--disable-sync --user-data-dir=" +
+        quote(profile) + " --screenshot=" + quote(path(png)) + " --window-size=1280,900 " +
+        quote("file://" + path(html)) + " >/dev/null 2>&1";
     std::system(cmd.c_str());
     return fs::exists(path(png)) ? fs::file_size(path(png)) : 0;
   };

@@ -92,12 +92,11 @@ class Faults : public ::testing::Test {
   };
   FullDiskRun onto_full_disk(const std::string& file, const std::string& args) {
     const std::string out = "\"$MNT/" + file + "\"";
-    const std::string script = "printf '%s' " + quote(kPrevious) + " > " + out + "\n" +
-                               "\"$ROUTER\" " + args + " -o " + out + " 2> " +
-                               quote(tmp_.path("err")) + "\n" +
-                               "echo $? > " + quote(tmp_.path("rc")) + "\n" +
-                               "cp " + out + " " + quote(tmp_.path("after")) + "\n" +
-                               "ls -A \"$MNT\" > " + quote(tmp_.path("listing")) + "\n";
+    const std::string script =
+        "printf '%s' " + quote(kPrevious) + " > " + out + "\n" + "\"$ROUTER\" " + args + " -o " +
+        out + " 2> " + quote(tmp_.path("err")) + "\n" + "echo $? > " + quote(tmp_.path("rc")) +
+        "\n" + "cp " + out + " " + quote(tmp_.path("after")) + "\n" + "ls -A \"$MNT\" > " +
+        quote(tmp_.path("listing")) + "\n";
     EXPECT_EQ(with_tmpfs(tmp_, "size=64k", script), 0);
     return {slurp(tmp_.path("rc")), slurp(tmp_.path("err")), slurp(tmp_.path("after")),
             slurp(tmp_.path("listing"))};
@@ -137,9 +136,8 @@ TEST_F(Faults, StandardOutputOnDevFullIsExit5) {
   // One record fits in stdio's buffer: only the final flush can notice the full device.
   const std::string one = write("one.jsonl", records(1));
   const std::vector<std::string> commands = {
-      "batch " + quote(in),         "classify 'where is my order'",
-      "classify --lines -f " + quote(in), "tokenize " + quote(in),
-      "tokenize " + quote(one),     "batch " + quote(one)};
+      "batch " + quote(in),    "classify 'where is my order'", "classify --lines -f " + quote(in),
+      "tokenize " + quote(in), "tokenize " + quote(one),       "batch " + quote(one)};
   for (const auto& args : commands) {
     const int rc = sh(quote(ROUTER_BINARY) + " " + args + " -m " + quote(kTiny) + " >/dev/full 2>" +
                       quote(tmp_.path("err")));

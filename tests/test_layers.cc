@@ -42,8 +42,8 @@ M random_matrix(int rows, int cols, uint64_t seed, double scale = 1.0) {
     const double down = loss();
     x[i] = keep;
     const double numeric = (up - down) / (2 * h);
-    const double rel = std::abs(numeric - grad[i]) /
-                       std::max({std::abs(numeric), std::abs(grad[i]), 1e-3});
+    const double rel =
+        std::abs(numeric - grad[i]) / std::max({std::abs(numeric), std::abs(grad[i]), 1e-3});
     if (rel > 1e-6) {
       return ::testing::AssertionFailure() << name << "[" << i << "]: analytic " << grad[i]
                                            << ", numeric " << numeric << ", rel error " << rel;
@@ -141,11 +141,11 @@ TEST(Attention, MatchesPyTorchWithPaddingMask) {
   }
   EXPECT_TRUE(all_close("attn.concat", cache.concat.topRows(len),
                         as_matrix<double>(f["concat"]).topRows(len), 1e-12));
-  EXPECT_TRUE(all_close("attn.out", out.topRows(len), as_matrix<double>(f["out"]).topRows(len),
-                        1e-12));
+  EXPECT_TRUE(
+      all_close("attn.out", out.topRows(len), as_matrix<double>(f["out"]).topRows(len), 1e-12));
   M du = M::Zero(T, D), dWqkv = M::Zero(3 * D, D), dWo = M::Zero(D, D);
-  attention_backward(as_matrix<double>(f["dout_real"]), u, Wqkv, Wo, H, T, {len}, cache, du,
-                     dWqkv, dWo);
+  attention_backward(as_matrix<double>(f["dout_real"]), u, Wqkv, Wo, H, T, {len}, cache, du, dWqkv,
+                     dWo);
   EXPECT_TRUE(all_close("attn.du", du, as_matrix<double>(f["du_real"]), 1e-12));
   EXPECT_TRUE(all_close("attn.dW_qkv", dWqkv, as_matrix<double>(f["dw_qkv_real"]), 1e-12));
   EXPECT_TRUE(all_close("attn.dW_o", dWo, as_matrix<double>(f["dw_o_real"]), 1e-12));
@@ -193,8 +193,7 @@ TEST(Attention, GradientCheckWithDropoutMaskFixed) {
 }
 
 TEST(Attention, RowsSumToOne) {
-  M u = random_matrix(6, 8, 19), Wqkv = random_matrix(24, 8, 20), Wo = random_matrix(8, 8, 21),
-    out;
+  M u = random_matrix(6, 8, 19), Wqkv = random_matrix(24, 8, 20), Wo = random_matrix(8, 8, 21), out;
   AttentionCache<double> cache;
   attention_forward(u, Wqkv, Wo, 2, 6, {6}, DropoutSpec{0.0, nullptr}, 0, out, cache);
   for (size_t h = 0; h < 2; ++h) {

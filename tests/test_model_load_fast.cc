@@ -76,9 +76,16 @@ TEST(ModelLoadFast, NumberSpellingsMatchTheDomParse) {
   const std::string doc = "{\"tensors\": {\"a\": {\"data\": [" + numbers + "]}}}";
   auto split = router::split_tensor_data(doc, 64);
   ASSERT_TRUE(split.has_value());
-  const std::vector<float> want = {0.0f, -0.0f, 1.0f, -1.5f, static_cast<float>(0.1),
-                                   static_cast<float>(1e-3), 100.0f, static_cast<float>(2.5e-50),
-                                   static_cast<float>(3.4028234e38), static_cast<float>(1e-45)};
+  const std::vector<float> want = {0.0f,
+                                   -0.0f,
+                                   1.0f,
+                                   -1.5f,
+                                   static_cast<float>(0.1),
+                                   static_cast<float>(1e-3),
+                                   100.0f,
+                                   static_cast<float>(2.5e-50),
+                                   static_cast<float>(3.4028234e38),
+                                   static_cast<float>(1e-45)};
   std::vector<float> got(want.size());
   ASSERT_EQ(router::parse_floats(split->data.at("a"), got.data(), 4), 10) << "counts them all";
   ASSERT_EQ(router::parse_floats(split->data.at("a"), got.data(), 10), 10);
@@ -91,20 +98,20 @@ TEST(ModelLoadFast, NumberSpellingsMatchTheDomParse) {
 
 TEST(ModelLoadFast, GivesUpOnAnythingUnusual) {
   const char* cases[] = {
-      "{\"tensors\": {\"a\": {\"data\": [01]}}}",         // leading zero
-      "{\"tensors\": {\"a\": {\"data\": [1.]}}}",         // no fraction digits
-      "{\"tensors\": {\"a\": {\"data\": [inf]}}}",        // not JSON
+      "{\"tensors\": {\"a\": {\"data\": [01]}}}",   // leading zero
+      "{\"tensors\": {\"a\": {\"data\": [1.]}}}",   // no fraction digits
+      "{\"tensors\": {\"a\": {\"data\": [inf]}}}",  // not JSON
       "{\"tensors\": {\"a\": {\"data\": [nan]}}}",
-      "{\"tensors\": {\"a\": {\"data\": [1e39]}}}",       // not a finite float
-      "{\"tensors\": {\"a\": {\"data\": [1e400]}}}",      // not a finite double
-      "{\"tensors\": {\"a\": {\"data\": [1,]}}}",         // trailing comma
-      "{\"tensors\": {\"a\": {\"data\": [1 2]}}}",        // missing comma
-      "{\"tensors\": {\"a\": {\"data\": [\"1\"]}}}",      // a string
+      "{\"tensors\": {\"a\": {\"data\": [1e39]}}}",                       // not a finite float
+      "{\"tensors\": {\"a\": {\"data\": [1e400]}}}",                      // not a finite double
+      "{\"tensors\": {\"a\": {\"data\": [1,]}}}",                         // trailing comma
+      "{\"tensors\": {\"a\": {\"data\": [1 2]}}}",                        // missing comma
+      "{\"tensors\": {\"a\": {\"data\": [\"1\"]}}}",                      // a string
       "{\"tensors\": {\"a\": {\"data\": [1]}, \"a\": {\"data\": [2]}}}",  // duplicate tensor
-      "{\"tensors\": {\"a\": {\"data\": [1]}}",           // truncated
-      "{\"tensors\": {\"a\": {\"data\": [1]}}} x",        // trailing text
+      "{\"tensors\": {\"a\": {\"data\": [1]}}",                           // truncated
+      "{\"tensors\": {\"a\": {\"data\": [1]}}} x",                        // trailing text
       "{\"tensors\": {\"a\": {\"data\": [1]}}, \"s\": \"unterminated}",
-      "{\"tensors\": {\"a\": {\"data\": [[1]]}}}",        // nested
+      "{\"tensors\": {\"a\": {\"data\": [[1]]}}}",  // nested
   };
   for (const char* c : cases) {
     // Either the scan gives up, or reading the numbers does.
@@ -132,8 +139,7 @@ TEST(ModelLoadFast, ErrorsStillComeFromTheSlowPath) {
     FAIL() << "expected a ModelError";
   } catch (const router::ModelError& e) {
     EXPECT_NE(std::string(e.what()).find("big.json: /tensors/"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("/data/0: not a finite 32-bit number"),
-              std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("/data/0: not a finite 32-bit number"), std::string::npos)
         << e.what();
   }
 }

@@ -61,7 +61,8 @@ Mat<double> real_rows(const Mat<S>& m, const Batch& b) {
   Mat<double> out(n, m.cols());
   int r = 0;
   for (int i = 0; i < b.B; ++i) {
-    for (int t = 0; t < b.lengths[i]; ++t) out.row(r++) = m.row(i * b.T + t).template cast<double>();
+    for (int t = 0; t < b.lengths[i]; ++t)
+      out.row(r++) = m.row(i * b.T + t).template cast<double>();
   }
   return out;
 }
@@ -74,8 +75,8 @@ void check_forward(const Fixture& f, double tol) {
   encoder_forward(p, f.config, pos, f.batch, 0.0, cache);
   const auto& fw = f.j["forward"];
   auto expect = [&](const std::string& name, const auto& got) {
-    EXPECT_TRUE(all_close(name, real_rows(got, f.batch), real_rows(as_matrix<double>(fw[name]), f.batch),
-                          tol, tol));
+    EXPECT_TRUE(all_close(name, real_rows(got, f.batch),
+                          real_rows(as_matrix<double>(fw[name]), f.batch), tol, tol));
   };
   expect("x0", cache.x0);
   for (int l = 0; l < f.config.n_layers; ++l) {
@@ -147,7 +148,8 @@ void check_gradients(const Fixture& f, double tol) {
   for (auto& t : tensors(g)) {
     Mat<double> got = Eigen::Map<Mat<S>>(t.data, 1, t.size).template cast<double>();
     const auto want = f.j["grads"][t.name]["data"].template get<std::vector<double>>();
-    Mat<double> w = Eigen::Map<const Mat<double>>(want.data(), 1, static_cast<Eigen::Index>(want.size()));
+    Mat<double> w =
+        Eigen::Map<const Mat<double>>(want.data(), 1, static_cast<Eigen::Index>(want.size()));
     EXPECT_TRUE(all_close("grad " + t.name, got, w, tol, tol));
   }
 }
@@ -199,7 +201,8 @@ void check_adamw(double tol) {
     ForwardCache<S> cache;
     encoder_forward(p, f.config, pos, f.batch, 0.0, cache);
     Mat<S> dlogits;
-    const double loss = softmax_xent(cache.logits, f.batch.targets, f.j["label_smoothing"], dlogits);
+    const double loss =
+        softmax_xent(cache.logits, f.batch.targets, f.j["label_smoothing"], dlogits);
     EXPECT_NEAR(loss, losses[step], tol) << "loss before step " << step + 1;
     Params<S> g = zeros_like_config<S>(f.config);
     encoder_backward(p, f.config, f.batch, 0.0, cache, dlogits, g);
@@ -215,7 +218,8 @@ void check_adamw(double tol) {
   auto got_refs = tensors(p);
   auto want_refs = tensors(const_cast<Params<double>&>(want));
   for (size_t i = 0; i < got_refs.size(); ++i) {
-    Mat<double> got = Eigen::Map<Mat<S>>(got_refs[i].data, 1, got_refs[i].size).template cast<double>();
+    Mat<double> got =
+        Eigen::Map<Mat<S>>(got_refs[i].data, 1, got_refs[i].size).template cast<double>();
     Mat<double> w = Eigen::Map<Mat<double>>(want_refs[i].data, 1, want_refs[i].size);
     EXPECT_TRUE(all_close("after 5 steps: " + got_refs[i].name, got, w, tol, tol));
   }
@@ -255,8 +259,8 @@ TEST(ModelGradient, FiniteDifferences) {
       const double down = loss();
       x = keep;
       const double numeric = (up - down) / (2 * h), analytic = grefs[i].data[k];
-      const double rel = std::abs(numeric - analytic) /
-                         std::max({std::abs(numeric), std::abs(analytic), 1e-3});
+      const double rel =
+          std::abs(numeric - analytic) / std::max({std::abs(numeric), std::abs(analytic), 1e-3});
       EXPECT_LT(rel, 1e-6) << prefs[i].name << "[" << k << "]: analytic " << analytic
                            << ", numeric " << numeric;
       ++checked;

@@ -25,7 +25,8 @@ TEST(Sinusoid, CourseTableAtDModel4) {
   const int positions[5] = {0, 1, 2, 3, 44};
   for (int r = 0; r < 5; ++r) {
     for (int c = 0; c < 4; ++c) {
-      EXPECT_NEAR(t(positions[r], c), want[r][c], 0.0005) << "position " << positions[r] << ", dim " << c;
+      EXPECT_NEAR(t(positions[r], c), want[r][c], 0.0005)
+          << "position " << positions[r] << ", dim " << c;
     }
   }
 }
@@ -91,8 +92,8 @@ TEST(ParameterCount, ModelTensorsMatchConfig) {
     if (t.name.find(".attn.") != std::string::npos) attention += t.size;
   }
   EXPECT_EQ(attention, 16384);
-  EXPECT_EQ(count_params(p), 100 * 64 + 16384 + 4 * 64 + 64 * 128 + 128 + 128 * 64 + 64 + 2 * 64 +
-                                 5 * 64 + 5);
+  EXPECT_EQ(count_params(p),
+            100 * 64 + 16384 + 4 * 64 + 64 * 128 + 128 + 128 * 64 + 64 + 2 * 64 + 5 * 64 + 5);
 }
 
 // A training shard's gradient is cleared except its embedding table, which keeps its values.

@@ -38,7 +38,8 @@ Mat<S> as_matrix(const nlohmann::json& t) {
   const int64_t cols = shape.empty() ? 1 : shape.back();
   const int64_t rows = cols ? static_cast<int64_t>(data.size()) / cols : 0;
   Mat<S> m(rows, cols);
-  for (int64_t i = 0; i < static_cast<int64_t>(data.size()); ++i) m.data()[i] = static_cast<S>(data[i]);
+  for (int64_t i = 0; i < static_cast<int64_t>(data.size()); ++i)
+    m.data()[i] = static_cast<S>(data[i]);
   return m;
 }
 
@@ -46,7 +47,8 @@ template <typename S>
 Vec<S> as_vector(const nlohmann::json& t) {
   const auto data = t.at("data").get<std::vector<double>>();
   Vec<S> v(static_cast<Eigen::Index>(data.size()));
-  for (size_t i = 0; i < data.size(); ++i) v(static_cast<Eigen::Index>(i)) = static_cast<S>(data[i]);
+  for (size_t i = 0; i < data.size(); ++i)
+    v(static_cast<Eigen::Index>(i)) = static_cast<S>(data[i]);
   return v;
 }
 

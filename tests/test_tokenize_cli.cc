@@ -39,7 +39,8 @@ class TokenizeCli : public ::testing::Test {
   }
   std::string write_jsonl(const std::vector<std::string>& texts) {
     std::string s;
-    for (size_t i = 0; i < texts.size(); ++i) s += json{{"id", i}, {"text", texts[i]}}.dump() + "\n";
+    for (size_t i = 0; i < texts.size(); ++i)
+      s += json{{"id", i}, {"text", texts[i]}}.dump() + "\n";
     const std::string path = tmp_.path("in.jsonl");
     spit(path, s);
     return path;
@@ -89,7 +90,8 @@ TEST_F(TokenizeCli, PiecesMatchIds) {
     const auto ids = line.at("ids").get<std::vector<int>>();
     const auto pieces = line.at("pieces").get<std::vector<std::string>>();
     ASSERT_EQ(ids.size(), pieces.size());
-    for (size_t i = 0; i < ids.size(); ++i) EXPECT_EQ(model->tokenizer().vocab()[ids[i]], pieces[i]);
+    for (size_t i = 0; i < ids.size(); ++i)
+      EXPECT_EQ(model->tokenizer().vocab()[ids[i]], pieces[i]);
   }
 }
 

@@ -170,18 +170,13 @@ inline constexpr Frame kWantNounBalancedFrames[] = {
     {kDev, true, "I'm hoping for {A} here. I'm not hoping for {B} here."},
 };
 
-inline constexpr Entry kRefundVerbs[] = {{kAll, "refund me"},
-                                         {kAll, "refund the money"},
-                                         {kAll, "refund the full amount"},
-                                         {kAll, "refund the {price}"},
-                                         {kAll, "send the money back"},
-                                         {kAll, "return what I paid"}};
-inline constexpr Entry kReplaceVerbs[] = {{kAll, "send {new_short}"},
-                                          {kAll, "remake the {short}"},
-                                          {kAll, "replace the {short}"},
-                                          {kAll, "send the {short} again"},
-                                          {kAll, "deliver {new_short}"},
-                                          {kAll, "bake the {short} again"}};
+inline constexpr Entry kRefundVerbs[] = {
+    {kAll, "refund me"},          {kAll, "refund the money"},    {kAll, "refund the full amount"},
+    {kAll, "refund the {price}"}, {kAll, "send the money back"}, {kAll, "return what I paid"}};
+inline constexpr Entry kReplaceVerbs[] = {
+    {kAll, "send {new_short}"},    {kAll, "remake the {short}"},
+    {kAll, "replace the {short}"}, {kAll, "send the {short} again"},
+    {kAll, "deliver {new_short}"}, {kAll, "bake the {short} again"}};
 inline constexpr Entry kFeeVerbs[] = {{kAll, "refund the delivery fee"},
                                       {kAll, "refund the delivery charge"},
                                       {kAll, "refund the {fee} delivery charge"},
@@ -260,13 +255,11 @@ inline constexpr Entry kStatusVerbs[] = {{kAll, "know where it is"},
                                          {kAll, "check if it has been dispatched"},
                                          {kAll, "know if it is out for delivery"},
                                          {kAll, "find out if it has left the bakery"}};
-inline constexpr Entry kLateChangeVerbs[] = {{kAll, "change the delivery time"},
-                                             {kAll, "change the address"},
-                                             {kAll, "move the delivery to {time2}"},
-                                             {kAll, "change the delivery address to {locality2}"},
-                                             {kAll, "move it to tomorrow"},
-                                             {kAll, "have it sent to {address}"},
-                                             {kAll, "have it delivered to my office"}};
+inline constexpr Entry kLateChangeVerbs[] = {
+    {kAll, "change the delivery time"},      {kAll, "change the address"},
+    {kAll, "move the delivery to {time2}"},  {kAll, "change the delivery address to {locality2}"},
+    {kAll, "move it to tomorrow"},           {kAll, "have it sent to {address}"},
+    {kAll, "have it delivered to my office"}};
 inline constexpr Frame kJustWantFrames[] = {
     {kAll, false, "I don't want to {A}, I just want to {B}."},
     {kAll, true, "Right now I want to {A}, not {B}."},

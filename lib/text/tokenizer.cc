@@ -248,8 +248,7 @@ Tokenizer Tokenizer::train(const std::vector<std::string>& texts, int vocab_size
   {
     std::lock_guard<std::mutex> lock(trainer_mutex());
     sentencepiece::SetRandomGeneratorSeed(kTrainerSeed);
-    status = trainer()(
-        trainer_options(vocab_size, 2 * kMaxChunkBytes), &sentences, &serialized);
+    status = trainer()(trainer_options(vocab_size, 2 * kMaxChunkBytes), &sentences, &serialized);
   }
   if (!status.ok()) throw UsageError(explain_training_failure(status.ToString(), vocab_size));
   return from_serialized(std::move(serialized), "trained tokenizer");
