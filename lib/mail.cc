@@ -155,7 +155,7 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
   if (canon == "utf-8" || canon == "utf8") return sanitize_utf8(bytes);
   if (canon == "us-ascii" || canon == "ascii" || canon == "ansi_x3.4-1968") {
     // 8-bit bytes under an ASCII label: UTF-8 if they are, else the usual Windows mail charset.
-    return is_valid_utf8(bytes) ? bytes : from_windows_1252(bytes);
+    return is_valid_utf8(bytes) ? sanitize_utf8(bytes) : from_windows_1252(bytes);
   }
   if (canon == "iso-8859-1" || canon == "latin1" || canon == "windows-1252" || canon == "cp1252") {
     return from_windows_1252(bytes);
@@ -163,7 +163,7 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
   std::string out;
   bool known = false;
   if (convert(bytes, g.g_mime_charset_iconv_name(charset.c_str()), out, known)) return out;
-  if (!known && is_valid_utf8(bytes)) return bytes;  // a made-up label on ASCII/UTF-8 text
+  if (!known && is_valid_utf8(bytes)) return sanitize_utf8(bytes);  // a made-up label, UTF-8 text
   throw InputError(where + ": cannot decode the " + part +
                    " part: " + (known ? "bytes that are not valid " : "unknown charset ") + "\"" +
                    (charset_param ? charset_param : "") + "\"");

@@ -108,6 +108,20 @@ TEST(Mail, UnknownCharsetIsInputErrorUnlessUtf8) {
   EXPECT_NO_THROW(parse_message(slurp(fixture("unknown_charset_ascii.eml")), "ascii.eml"));
 }
 
+// A NUL byte reaches the model as a space, whatever the part's charset says (sanitize_utf8).
+TEST(Mail, NulBytesBecomeSpacesWhateverTheLabel) {
+  for (const std::string label :
+       {"", "; charset=us-ascii", "; charset=utf-8", "; charset=x-made-up", "; charset=iso-8859-1",
+        "; charset=windows-1252"}) {
+    const std::string raw = "From: a@b\nContent-Type: text/plain" + label + "\n\nrefund the fee" +
+                            std::string(1, '\0') + "not the cake\n";
+    const MailText m = parse_message(raw, "nul.eml");
+    EXPECT_EQ(m.text.find('\0'), std::string::npos) << label;
+    EXPECT_NE(m.text.find("refund the fee not the cake"), std::string::npos)
+        << label << ": " << m.text;
+  }
+}
+
 TEST(Mail, NotAMessageIsInputError) {
   expect_input_error("just some text\n", "t", "not an email");
   expect_input_error("", "t", "not an email");
