@@ -125,8 +125,11 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
     history_.clear();
   }
   if (embed_rows) {
-    if (row_steps_.empty()) row_steps_.assign(params.embed.rows(), t_ - 1);
-    history_.resize(t_ - 1);
+    if (row_steps_.empty()) {
+      row_steps_.assign(params.embed.rows(), t_ - 1);
+      history_.clear();
+      history_base_ = t_ - 1;
+    }
     history_.push_back(k);
     replay(params, average, embed_rows, t_ - 1, threads);
   }
@@ -156,13 +159,22 @@ void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<i
   const S b1 = static_cast<S>(beta1_), b2 = static_cast<S>(beta2_), eps = static_cast<S>(eps_);
   const int64_t width = params.embed.cols();
   std::vector<int32_t> all;
+  const bool rows_given = rows != nullptr;
   if (!rows) {
     all.resize(row_steps_.size());
     for (size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int32_t>(r);
     rows = &all;
   }
   const int n = static_cast<int>(rows->size());
+  // Once every row is up to date, no step needs replaying: the constants kept so far go.
+  auto forget = [&] {
+    if (!rows_given && target == t_) {
+      history_.clear();
+      history_base_ = t_;
+    }
+  };
   if (std::all_of(rows->begin(), rows->end(), [&](int32_t r) { return row_steps_[r] >= target; })) {
+    forget();
     return;  // as in a step right after catch_up
   }
   const bool decays = tensors(params)[0].decay;
@@ -177,7 +189,7 @@ void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<i
       const ArrayMap<S> P(params.embed.data() + at, width), M(m_.embed.data() + at, width),
           V(v_.embed.data() + at, width), G(const_cast<S*>(zeros.data()), width);
       for (int64_t s = row_steps_[r]; s < target; ++s) {
-        const StepConstants& k = history_[s];
+        const StepConstants& k = history_[s - history_base_];
         adamw_chunk(
             P, M, V, G,
             k.averaged ? ArrayMap<S>(average->embed.data() + at, width) : ArrayMap<S>(nullptr, 0),
@@ -186,6 +198,7 @@ void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<i
       row_steps_[r] = std::max(row_steps_[r], target);
     }
   });
+  forget();
 }
 
 template <typename S>

@@ -43,6 +43,8 @@ class AdamW {
   void catch_up(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
                 int threads = 1);
   int64_t steps() const { return t_; }
+  // Steps whose constants are kept for put-off rows: since every row was last up to date.
+  int64_t steps_kept() const { return static_cast<int64_t>(history_.size()); }
 
   // What one step applies to every value, kept for the put-off rows.
   struct StepConstants {
@@ -58,7 +60,8 @@ class AdamW {
   // The put-off steps of these rows (all when null), up to `target` steps in all.
   void replay(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
               int64_t target, int threads);
-  std::vector<StepConstants> history_;  // step t's at t - 1, while rows are put off
+  std::vector<StepConstants> history_;  // step t's at t - 1 - history_base_
+  int64_t history_base_ = 0;            // every row has taken at least this many steps
   std::vector<int64_t> row_steps_;      // per embedding row: the steps it has taken
 };
 

@@ -41,6 +41,7 @@ TEST(AdamW, PutOffEmbeddingRowsGiveTheSameBitsAsUpdatingEveryRow) {
   fill(every, rng, 0.1f);
   Params<float> lazy = every, every_avg = every, lazy_avg = every;
   AdamW<float> eager_opt(c), lazy_opt(c);
+  int64_t kept = 0;
   for (int step = 1; step <= 40; ++step) {
     // A batch's rows: a few of the table's, sorted; zero gradient on the others.
     std::vector<int32_t> rows;
@@ -62,8 +63,13 @@ TEST(AdamW, PutOffEmbeddingRowsGiveTheSameBitsAsUpdatingEveryRow) {
     // Step 25 updates every row at once (no rows given), as a caller without the lists would.
     lazy_opt.step(lazy, g, lr, 0.1, 2, scale, averaged ? &lazy_avg : nullptr, decay,
                   step == 25 ? nullptr : &rows);
+    // The constants of the steps since every row was last up to date, and no more.
+    kept = step == 25 ? 0 : kept + 1;
+    EXPECT_EQ(lazy_opt.steps_kept(), kept) << "step " << step;
     if (step % 10 == 0) {
       lazy_opt.catch_up(lazy, &lazy_avg, nullptr, 1);
+      kept = 0;
+      EXPECT_EQ(lazy_opt.steps_kept(), 0) << "every row is up to date after step " << step;
       expect_same_bits(every, lazy, "weights", step);
       expect_same_bits(every_avg, lazy_avg, "average", step);
     }
