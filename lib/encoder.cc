@@ -170,7 +170,7 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
                       const Later* later) {
   const int D = c.d_model, T = batch.T, N = batch.B * T;
   (void)dropout;
-  const Later now = [](std::function<void()> task) { task(); };
+  const Later now = run_now;
   const Later& defer = later ? *later : now;
   // logits = pooled Wc^T + bc
   Mat<S> dpooled = Mat<S>::Zero(batch.B, D);

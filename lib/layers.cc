@@ -474,8 +474,7 @@ template <typename S>
 void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
                         int n_heads, int T, const std::vector<int>& lengths,
                         const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o) {
-  attention_backward(dout, u, W_qkv, W_o, n_heads, T, lengths, cache, du, dW_qkv, dW_o,
-                     [](std::function<void()> task) { task(); });
+  attention_backward(dout, u, W_qkv, W_o, n_heads, T, lengths, cache, du, dW_qkv, dW_o, run_now);
 }
 
 template <typename S>

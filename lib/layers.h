@@ -19,6 +19,8 @@ namespace router {
 // later in the pass reads), to run later and perhaps on another thread (WorkQueue). Each task
 // adds into one gradient matrix of its own; the matrices it reads must outlive it.
 using Later = std::function<void(std::function<void()>)>;
+// The Later that runs each task at once: the plain backward pass.
+inline void run_now(std::function<void()> task) { task(); }
 
 // The vector instructions this build's arithmetic uses and its float vector's width, e.g.
 // "AVX-512, AVX2, FMA (16 floats a vector)". A trained model's bits are those of any build with
