@@ -1,7 +1,7 @@
 // libFuzzer target: arbitrary bytes as an email (parse_message, with the format sniffers batch
 // and classify use first). Promise checked: a MailText whose every field is valid UTF-8 (batch
-// writes them all into JSON) or an InputError, never a crash, however broken the MIME structure,
-// encodings or charsets.
+// writes them all into JSON) and whose text has no NUL, or an InputError, never a crash, however
+// broken the MIME structure, encodings or charsets.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -20,6 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (const std::string* field : {&m.text, &m.message_id, &m.from, &m.date, &m.subject}) {
       if (!router::is_valid_utf8(*field)) std::abort();
     }
+    if (m.text.find('\0') != std::string::npos) std::abort();  // NULs reach the model as spaces
   } catch (const router::InputError&) {
   }
   return 0;
