@@ -119,9 +119,9 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// Bytes in charset `from` -> UTF-8; false if iconv does not know `from` (known = false) or the
-// bytes are not valid in it. Throws nothing. The result is checked again: glibc's iconv reads a
-// label such as "utf=8" as UTF-8 and lets 4-byte sequences beyond U+10FFFF through.
+// Bytes in charset `from` -> UTF-8 as iconv gives it; false if iconv does not know `from` (known
+// = false) or the bytes are not valid in it. Throws nothing. Not always valid UTF-8: glibc's iconv
+// reads a label such as "utf=8" as UTF-8 and lets 4-byte sequences beyond U+10FFFF through.
 bool convert(const std::string& bytes, const char* from, std::string& out, bool& known) {
   const GMimeApi& g = gmime();
   const GIConv cd = g.g_iconv_open("UTF-8", from);
@@ -134,7 +134,7 @@ bool convert(const std::string& bytes, const char* from, std::string& out, bool&
                                 nullptr, &written, &error));
   if (error) g.g_error_free(error);
   if (!converted) return false;
-  out = sanitize_utf8(std::string_view(converted.get(), written));
+  out.assign(converted.get(), written);
   return true;
 }
 
@@ -144,18 +144,19 @@ std::string from_windows_1252(const std::string& bytes) {
   bool known = false;
   if (convert(bytes, "WINDOWS-1252", out, known)) return out;
   if (convert(bytes, "ISO-8859-1", out, known)) return out;
-  return sanitize_utf8(bytes);
+  return bytes;
 }
 
-std::string to_utf8(const std::string& bytes, const char* charset_param, const std::string& where,
-                    const char* part) {
+// The part's bytes decoded from its charset, not yet sanitized.
+std::string decode(const std::string& bytes, const char* charset_param, const std::string& where,
+                   const char* part) {
   const GMimeApi& g = gmime();
   const std::string charset = lower(charset_param ? charset_param : "us-ascii");
   const std::string canon = lower(g.g_mime_charset_canon_name(charset.c_str()));
-  if (canon == "utf-8" || canon == "utf8") return sanitize_utf8(bytes);
+  if (canon == "utf-8" || canon == "utf8") return bytes;
   if (canon == "us-ascii" || canon == "ascii" || canon == "ansi_x3.4-1968") {
     // 8-bit bytes under an ASCII label: UTF-8 if they are, else the usual Windows mail charset.
-    return is_valid_utf8(bytes) ? sanitize_utf8(bytes) : from_windows_1252(bytes);
+    return is_valid_utf8(bytes) ? bytes : from_windows_1252(bytes);
   }
   if (canon == "iso-8859-1" || canon == "latin1" || canon == "windows-1252" || canon == "cp1252") {
     return from_windows_1252(bytes);
@@ -163,10 +164,16 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
   std::string out;
   bool known = false;
   if (convert(bytes, g.g_mime_charset_iconv_name(charset.c_str()), out, known)) return out;
-  if (!known && is_valid_utf8(bytes)) return sanitize_utf8(bytes);  // a made-up label, UTF-8 text
+  if (!known && is_valid_utf8(bytes)) return bytes;  // a made-up label on ASCII/UTF-8 text
   throw InputError(where + ": cannot decode the " + part +
                    " part: " + (known ? "bytes that are not valid " : "unknown charset ") + "\"" +
                    (charset_param ? charset_param : "") + "\"");
+}
+
+// Every path through one sanitizer: valid UTF-8 (U+FFFD for ill-formed bytes), NUL as a space.
+std::string to_utf8(const std::string& bytes, const char* charset_param, const std::string& where,
+                    const char* part) {
+  return sanitize_utf8(decode(bytes, charset_param, where, part));
 }
 
 // ---- HTML to text ------------------------------------------------------------------------
