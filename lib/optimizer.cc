@@ -150,6 +150,10 @@ template <typename S>
 void AdamW<S>::catch_up(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
                         int threads) {
   replay(params, average, rows, t_, threads);
+  if (!rows) {  // every row is up to date: no step needs replaying any more
+    history_.clear();
+    history_base_ = t_;
+  }
 }
 
 template <typename S>
@@ -159,22 +163,13 @@ void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<i
   const S b1 = static_cast<S>(beta1_), b2 = static_cast<S>(beta2_), eps = static_cast<S>(eps_);
   const int64_t width = params.embed.cols();
   std::vector<int32_t> all;
-  const bool rows_given = rows != nullptr;
   if (!rows) {
     all.resize(row_steps_.size());
     for (size_t r = 0; r < all.size(); ++r) all[r] = static_cast<int32_t>(r);
     rows = &all;
   }
   const int n = static_cast<int>(rows->size());
-  // Once every row is up to date, no step needs replaying: the constants kept so far go.
-  auto forget = [&] {
-    if (!rows_given && target == t_) {
-      history_.clear();
-      history_base_ = t_;
-    }
-  };
   if (std::all_of(rows->begin(), rows->end(), [&](int32_t r) { return row_steps_[r] >= target; })) {
-    forget();
     return;  // as in a step right after catch_up
   }
   const bool decays = tensors(params)[0].decay;
@@ -198,7 +193,6 @@ void AdamW<S>::replay(Params<S>& params, Params<S>* average, const std::vector<i
       row_steps_[r] = std::max(row_steps_[r], target);
     }
   });
-  forget();
 }
 
 template <typename S>
