@@ -3,11 +3,7 @@
 # (clang-format-14, Debian's). `scripts/check-format.sh --fix` rewrites them in place instead.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if git rev-parse --is-inside-work-tree > /dev/null 2>&1; then
-  mapfile -t files < <(git ls-files '*.cc' '*.h')
-else  # an exported tree
-  mapfile -t files < <(find apps bench lib tests tools -name '*.cc' -o -name '*.h' | sort)
-fi
+mapfile -t files < <(find apps bench fuzz lib tests tools -name '*.cc' -o -name '*.h' | sort)
 if [ "${1:-}" = --fix ]; then
   clang-format-14 -i "${files[@]}"
   exit 0
