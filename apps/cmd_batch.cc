@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "atomic_file.h"
 #include "common.h"
 #include "dataset.h"
 #include "errors.h"
+#include "files.h"
 #include "mail.h"
 #include "metrics.h"
 #include "parallel.h"
@@ -188,10 +188,8 @@ std::string pair_id(const ojson& value) {
 }
 
 void run(const BatchOptions& o) {
-  if (o.input != "-" && o.output != "-" && same_file(o.input, o.output)) {
-    throw UsageError("-o " + o.output + " would overwrite the input " + o.input);
-  }
-  if (o.output != "-") check_writable(o.output);
+  check_not_input(o.input, o.output);
+  check_writable(o.output);
   const Model model = load_model_or_default(o.model);
   const bool mbox = o.format == "mbox" || (o.format == "auto" && input_is_mbox(o.input));
   std::optional<RecordReader> reader;
@@ -215,7 +213,7 @@ void run(const BatchOptions& o) {
   ProgressBar bar("  batch");
   const auto start = std::chrono::steady_clock::now();
 
-  Output out(o.output);
+  OutputFile out(o.output);
   if (array) out.write("[");
   std::vector<Slot> chunk;
   int64_t done = 0, skipped = 0, truncated = 0, unlabelled = 0, messages = 0;

@@ -5,9 +5,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "atomic_file.h"
 #include "common.h"
 #include "errors.h"
+#include "files.h"
 #include "mail.h"
 #include "parallel.h"
 

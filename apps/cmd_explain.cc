@@ -11,10 +11,10 @@
 #include <iterator>
 #include <memory>
 
-#include "atomic_file.h"
 #include "common.h"
 #include "errors.h"
 #include "explain.h"
+#include "files.h"
 #include "render_html.h"
 
 namespace router::app {
@@ -277,7 +277,7 @@ void run(const ExplainOptions& o) {
   st.shade = !o.plain && (o.shade || ::isatty(STDOUT_FILENO));
 
   if (!o.html.empty()) {
-    write_file_atomic(
+    write_output_file(
         o.html, o.compare
                     ? comparison_html(ex[0], ex[1], model.labels(), texts[0], texts[1], o.top_k)
                     : explanation_html(ex[0], model.labels(), texts[0], o.top_k));

@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <sstream>
 
-#include "atomic_file.h"
 #include "common.h"
 #include "errors.h"
+#include "files.h"
 #include "positional.h"
 #include "render_html.h"
 
@@ -50,8 +50,8 @@ void run(const PositionsOptions& o) {
   for (int p : positions) max_pos = std::max(max_pos, p);
   if (!o.svg.empty() || !o.html.empty()) {
     const Mat<double> picture = sinusoid_table(std::max(max_pos + 1, kMinPictureRows), o.d_model);
-    if (!o.svg.empty()) write_file_atomic(o.svg, positions_svg(picture, positions));
-    if (!o.html.empty()) write_file_atomic(o.html, positions_html(picture, positions));
+    if (!o.svg.empty()) write_output_file(o.svg, positions_svg(picture, positions));
+    if (!o.html.empty()) write_output_file(o.html, positions_html(picture, positions));
   }
   const Mat<double> table = sinusoid_table(max_pos + 1, o.d_model);
   if (o.json) {

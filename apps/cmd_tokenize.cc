@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
 #include "common.h"
 #include "dataset.h"
 #include "errors.h"
+#include "files.h"
 #include "signals.h"
 
 namespace router::app {
@@ -24,13 +24,11 @@ struct TokenizeOptions {
 };
 
 void run(const TokenizeOptions& o) {
-  if (o.input != "-" && o.output != "-" && same_file(o.input, o.output)) {
-    throw UsageError("-o " + o.output + " would overwrite the input " + o.input);
-  }
-  if (o.output != "-") check_writable(o.output);
+  check_not_input(o.input, o.output);
+  check_writable(o.output);
   const Model model = load_model_or_default(o.model);
   RecordReader reader(o.input);
-  Output out(o.output);
+  OutputFile out(o.output);
   std::string line;
   Record r;
   while (reader.next(r)) {

@@ -5,9 +5,9 @@
 
 #include <spdlog/spdlog.h>
 
-#include "atomic_file.h"
 #include "common.h"
 #include "errors.h"
+#include "files.h"
 #include "model_io.h"
 #include "progress.h"
 #include "sha256.h"
@@ -86,9 +86,7 @@ void run(TrainCli& t) {
         "--train and --valid are the same file: validation will not measure generalisation");
   }
   for (const std::string* in : {&t.train, &t.valid}) {
-    if (!in->empty() && same_file(*in, t.output)) {
-      throw UsageError("-o " + t.output + " would overwrite the input " + *in);
-    }
+    if (!in->empty()) check_not_input(*in, t.output);
   }
   check_writable(t.output);  // fail now, not after an hour of training
 
@@ -166,7 +164,9 @@ void add_train_command(CLI::App& app) {
       ->required();
   cmd->add_option("--valid", t->valid,
                   "Validation data (default: hold out --valid-share of --train)");
-  cmd->add_option("-o,--output", t->output, "Where to write the model (JSON)")->required();
+  cmd->add_option("-o,--output", t->output,
+                  "Where to write the model (JSON; - for standard output)")
+      ->required();
   cmd->add_option(
       "--config", t->config,
       "Options from a JSON object (a model's metadata.options is one); flags override it");

@@ -22,22 +22,6 @@ Model load_model_or_default(const std::string& path) {
   throw UsageError("no model: this router has no built-in model; pass -m/--model FILE");
 }
 
-Output::Output(const std::string& path) {
-  if (path != "-") file_.emplace(path);
-}
-
-void Output::write(std::string_view data) {
-  if (file_) return file_->write(data);
-  if (std::fwrite(data.data(), 1, data.size(), stdout) != data.size()) {
-    throw IoError("cannot write to standard output");
-  }
-}
-
-void Output::commit() {
-  if (file_) return file_->commit();
-  if (std::fflush(stdout) != 0) throw IoError("cannot write to standard output");
-}
-
 std::string float_text(float v) {
   char buf[32];
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);

@@ -2,14 +2,13 @@
 // output helpers, and the registration functions each command file provides.
 #pragma once
 
-#include <optional>
 #include <string>
 #include <string_view>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "atomic_file.h"
+#include "files.h"
 #include "model.h"
 
 namespace router::app {
@@ -18,18 +17,6 @@ namespace router::app {
 void add_model_option(CLI::App& cmd, std::string& path);
 // Loads `path`, or the built-in model when it is empty.
 Model load_model_or_default(const std::string& path);
-
-// Standard output ("-"), or a file that appears whole at commit() and never otherwise. Both
-// report a failed write (a full disk, /dev/full) as IoError.
-class Output {
- public:
-  explicit Output(const std::string& path);
-  void write(std::string_view data);
-  void commit();
-
- private:
-  std::optional<AtomicFile> file_;
-};
 
 // {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first.
 nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);

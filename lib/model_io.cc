@@ -6,9 +6,9 @@
 #include <map>
 #include <set>
 
-#include "atomic_file.h"
 #include "base64.h"
 #include "errors.h"
+#include "files.h"
 #include "tensor_text.h"
 
 namespace router {
@@ -363,7 +363,7 @@ std::string model_to_json(const Model& model) {
 }
 
 void save_model(const Model& model, const std::string& path) {
-  write_file_atomic(path, model_to_json(model));
+  write_output_file(path, model_to_json(model));
 }
 
 }  // namespace router

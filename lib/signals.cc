@@ -21,6 +21,9 @@ void install_signal_handlers() {
   sigemptyset(&sa.sa_mask);
   sigaction(SIGINT, &sa, nullptr);
   sigaction(SIGTERM, &sa, nullptr);
+  // A reader that goes away (a closed pipe or FIFO) is a write error naming the output, exit 5,
+  // not a silent death by SIGPIPE.
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 bool interrupted() { return g_signal.load() != 0; }

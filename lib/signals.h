@@ -1,5 +1,6 @@
 // SIGINT and SIGTERM end long work cleanly: handlers only set a flag, loops poll it and throw
-// InterruptedError; unwinding then removes temporary output files (see AtomicFile).
+// InterruptedError; unwinding then removes temporary output files (see OutputFile). SIGPIPE is
+// ignored, so that a reader that goes away is a write error (exit 5) naming the output.
 #pragma once
 
 namespace router {

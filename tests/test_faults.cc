@@ -181,7 +181,7 @@ TEST_F(Faults, DirectoryWithoutWritePermissionIsExit5) {
 }
 
 // Every command that writes a file refuses a directory as the output path before any work,
-// with no temporary file left: the check lives in AtomicFile, which they all write through.
+// with no temporary file left: the check lives in OutputFile, which they all write through.
 TEST_F(Faults, OutputPathThatIsADirectoryIsExit5BeforeAnyWork) {
   const std::string in = write("in.jsonl", records(3));
   fs::create_directory(tmp_.path("out"));

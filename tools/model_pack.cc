@@ -8,8 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "atomic_file.h"
 #include "dataset.h"
+#include "files.h"
 #include "model_binary.h"
 #include "model_io.h"
 
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       }
     }
     const std::string words = texts.empty() ? "" : model.tokenizer().known_words_for(texts);
-    router::write_file_atomic(argv[2], router::model_to_binary(model, words));
+    router::write_output_file(argv[2], router::model_to_binary(model, words));
   } catch (const std::exception& e) {
     std::fprintf(stderr, "model_pack: %s\n", e.what());
     return 1;
