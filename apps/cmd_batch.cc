@@ -14,15 +14,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/metrics.h"
+#include "base/errors.h"
+#include "base/files.h"
+#include "base/parallel.h"
+#include "base/signals.h"
 #include "common.h"
-#include "dataset.h"
-#include "errors.h"
-#include "files.h"
-#include "mail.h"
-#include "metrics.h"
-#include "parallel.h"
+#include "input/dataset.h"
+#include "input/mail.h"
 #include "progress.h"
-#include "signals.h"
 
 namespace router::app {
 

@@ -1,15 +1,15 @@
 // `router classify`: one label per email, from arguments, a file, stdin, or one email per line.
-// A real message (.eml) is parsed first (lib/mail.h) and the model sees its subject and text.
+// A real message (.eml) is parsed first (lib/input/mail.h) and the model sees its subject and text.
 #include <cstdio>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
 
+#include "base/errors.h"
+#include "base/files.h"
+#include "base/parallel.h"
 #include "common.h"
-#include "errors.h"
-#include "files.h"
-#include "mail.h"
-#include "parallel.h"
+#include "input/mail.h"
 
 namespace router::app {
 

@@ -2,11 +2,11 @@
 // pair labelled with and without positions, and the permutation test.
 #include <cstdio>
 
-#include "builtin_model.h"
+#include "analysis/permutation_test.h"
+#include "base/errors.h"
 #include "common.h"
-#include "demo.h"
-#include "errors.h"
-#include "model_io.h"
+#include "model/builtin_model.h"
+#include "model/json_format.h"
 
 namespace router::app {
 

@@ -7,13 +7,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "analysis/metrics.h"
+#include "base/errors.h"
+#include "base/parallel.h"
+#include "base/signals.h"
 #include "common.h"
-#include "dataset.h"
-#include "errors.h"
-#include "metrics.h"
-#include "parallel.h"
+#include "input/dataset.h"
 #include "progress.h"
-#include "signals.h"
 
 namespace router::app {
 

@@ -1,7 +1,7 @@
 // `router explain`: what the model saw and where it looked. Prints the tokens, the prediction,
 // per-token importance (gradient x input) and every head's attention map; --json for machines,
 // --html for a self-contained page, --compare for two emails side by side. Model logic lives in
-// lib/explain.h, pictures in lib/render_html.h; this file parses and prints.
+// lib/analysis/explain.h, pictures in lib/analysis/render_html.h; this file parses and prints.
 #include <unistd.h>
 
 #include <algorithm>
@@ -11,11 +11,11 @@
 #include <iterator>
 #include <memory>
 
+#include "analysis/explain.h"
+#include "analysis/render_html.h"
+#include "base/errors.h"
+#include "base/files.h"
 #include "common.h"
-#include "errors.h"
-#include "explain.h"
-#include "files.h"
-#include "render_html.h"
 
 namespace router::app {
 

@@ -3,11 +3,11 @@
 #include <cstdio>
 #include <sstream>
 
+#include "analysis/render_html.h"
+#include "base/errors.h"
+#include "base/files.h"
 #include "common.h"
-#include "errors.h"
-#include "files.h"
-#include "positional.h"
-#include "render_html.h"
+#include "nn/positional.h"
 
 namespace router::app {
 

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
+#include "base/errors.h"
+#include "base/files.h"
+#include "base/signals.h"
 #include "common.h"
-#include "dataset.h"
-#include "errors.h"
-#include "files.h"
-#include "signals.h"
+#include "input/dataset.h"
 
 namespace router::app {
 

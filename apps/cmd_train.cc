@@ -5,13 +5,13 @@
 
 #include <spdlog/spdlog.h>
 
+#include "base/errors.h"
+#include "base/files.h"
+#include "base/sha256.h"
 #include "common.h"
-#include "errors.h"
-#include "files.h"
-#include "model_io.h"
+#include "model/json_format.h"
 #include "progress.h"
-#include "sha256.h"
-#include "trainer.h"
+#include "train/trainer.h"
 
 namespace router::app {
 

@@ -6,9 +6,9 @@
 #include <cstdlib>
 #include <numeric>
 
-#include "builtin_model.h"
-#include "errors.h"
-#include "model_io.h"
+#include "base/errors.h"
+#include "model/builtin_model.h"
+#include "model/json_format.h"
 
 namespace router::app {
 

@@ -8,8 +8,8 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
-#include "files.h"
-#include "model.h"
+#include "base/files.h"
+#include "model/model.h"
 
 namespace router::app {
 

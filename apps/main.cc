@@ -14,10 +14,10 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "base/errors.h"
+#include "base/signals.h"
 #include "common.h"
-#include "errors.h"
-#include "layers.h"
-#include "signals.h"
+#include "nn/layers.h"
 
 namespace {
 

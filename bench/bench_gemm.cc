@@ -8,8 +8,8 @@
 
 #include <benchmark/benchmark.h>
 
-#include "layers.h"
-#include "tensor.h"
+#include "nn/layers.h"
+#include "nn/tensor.h"
 
 namespace router::bench {
 namespace {

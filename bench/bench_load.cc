@@ -5,8 +5,8 @@
 #include <nlohmann/json.hpp>
 
 #include "bench_support.h"
-#include "builtin_model.h"
-#include "model_io.h"
+#include "model/builtin_model.h"
+#include "model/json_format.h"
 
 namespace router::bench {
 namespace {

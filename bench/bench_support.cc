@@ -9,8 +9,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "builtin_model.h"
-#include "positional.h"
+#include "model/builtin_model.h"
+#include "nn/positional.h"
 
 namespace router::bench {
 

@@ -9,7 +9,7 @@
 
 #include <benchmark/benchmark.h>
 
-#include "model.h"
+#include "model/model.h"
 
 namespace router::bench {
 

@@ -6,7 +6,7 @@
 #include <benchmark/benchmark.h>
 
 #include "bench_support.h"
-#include "trainer.h"
+#include "train/trainer.h"
 
 namespace router::bench {
 namespace {

@@ -9,8 +9,8 @@
 #include <cstdlib>
 #include <string>
 
-#include "dataset.h"
-#include "errors.h"
+#include "base/errors.h"
+#include "input/dataset.h"
 
 namespace {
 

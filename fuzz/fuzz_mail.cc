@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "errors.h"
-#include "mail.h"
+#include "base/errors.h"
+#include "input/mail.h"
 #include "text/utf8.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

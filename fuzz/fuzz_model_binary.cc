@@ -3,9 +3,9 @@
 #include <cstdint>
 #include <string_view>
 
-#include "errors.h"
-#include "model.h"
-#include "model_binary.h"
+#include "base/errors.h"
+#include "model/binary_format.h"
+#include "model/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);

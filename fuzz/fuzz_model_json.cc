@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <string>
 
-#include "errors.h"
-#include "model.h"
-#include "model_io.h"
+#include "base/errors.h"
+#include "model/json_format.h"
+#include "model/model.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string text(reinterpret_cast<const char*>(data), size);

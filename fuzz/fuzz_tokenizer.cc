@@ -7,9 +7,9 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "errors.h"
-#include "model.h"
-#include "model_io.h"
+#include "base/errors.h"
+#include "model/json_format.h"
+#include "model/model.h"
 
 namespace {
 

@@ -6,9 +6,9 @@
 #include <memory>
 #include <regex>
 
-#include "builtin_model.h"
-#include "dataset.h"
-#include "model_io.h"
+#include "input/dataset.h"
+#include "model/builtin_model.h"
+#include "model/json_format.h"
 #include "test_support.h"
 
 namespace router {

@@ -3,7 +3,7 @@
 // differences in double, well-formed HTML/SVG with one heat map per head and escaped tokens, a
 // golden terminal output, clear errors before any work, and a headless-Chromium screenshot that
 // is not blank (skipped without /usr/bin/chromium). Model: tests/fixtures/models/tiny.json.
-#include "explain.h"
+#include "analysis/explain.h"
 
 #include <sys/wait.h>
 
@@ -19,9 +19,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "encoder.h"
-#include "model_io.h"
-#include "render_html.h"
+#include "analysis/render_html.h"
+#include "model/json_format.h"
+#include "nn/encoder.h"
 
 #include "test_support.h"
 

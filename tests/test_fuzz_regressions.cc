@@ -11,12 +11,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "dataset.h"
-#include "errors.h"
-#include "mail.h"
-#include "model.h"
-#include "model_binary.h"
-#include "model_io.h"
+#include "base/errors.h"
+#include "input/dataset.h"
+#include "input/mail.h"
+#include "model/binary_format.h"
+#include "model/json_format.h"
+#include "model/model.h"
 #include "test_support.h"
 #include "text/utf8.h"
 

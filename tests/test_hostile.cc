@@ -13,10 +13,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
-#include "mail.h"
-#include "model.h"
-#include "model_io.h"
+#include "base/errors.h"
+#include "input/mail.h"
+#include "model/json_format.h"
+#include "model/model.h"
 #include "test_support.h"
 
 namespace {

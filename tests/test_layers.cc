@@ -5,8 +5,8 @@
 #include <cmath>
 #include <functional>
 
-#include "layers.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "nn/layers.h"
 #include "test_support.h"
 
 namespace router {

@@ -3,10 +3,10 @@
 // The attention maps are read from the encoder's own forward pass.
 #include <gtest/gtest.h>
 
-#include "encoder.h"
-#include "params.h"
-#include "positional.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "nn/encoder.h"
+#include "nn/params.h"
+#include "nn/positional.h"
 
 namespace router {
 namespace {

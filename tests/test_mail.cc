@@ -1,7 +1,7 @@
-// Real email in (lib/mail.h): hand-made messages under tests/fixtures/mail/ against golden "what
+// Real email in (lib/input/mail.h): hand-made messages under tests/fixtures/mail/ against golden "what
 // the model saw" files (*.expected.txt), the errors, the mbox reader, and `router classify` /
 // `router batch` run on them as a user runs them.
-#include "mail.h"
+#include "input/mail.h"
 
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,7 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "errors.h"
+#include "base/errors.h"
 
 #include "test_support.h"
 

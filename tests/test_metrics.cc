@@ -1,12 +1,12 @@
 // Classification metrics against numbers computed by hand and against scikit-learn's documented
-// classification_report example, character for character; ECE against lib/calibration.h.
-#include "metrics.h"
+// classification_report example, character for character; ECE against lib/train/calibration.h.
+#include "analysis/metrics.h"
 
 #include <random>
 
 #include <gtest/gtest.h>
 
-#include "calibration.h"
+#include "train/calibration.h"
 
 namespace router {
 namespace {

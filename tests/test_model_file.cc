@@ -19,10 +19,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "base64.h"
-#include "errors.h"
-#include "model_binary.h"
-#include "model_io.h"
+#include "base/base64.h"
+#include "base/errors.h"
+#include "model/binary_format.h"
+#include "model/json_format.h"
 
 #include "test_support.h"
 

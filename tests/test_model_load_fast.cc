@@ -1,4 +1,4 @@
-// The loader's fast path (lib/tensor_text.h) against its slow path. Both must give the same model
+// The loader's fast path (lib/model/number_scan.h) against its slow path. Both must give the same model
 // bit for bit; the fast path must give up, never guess, on anything unusual. The slow path is
 // forced by spelling the key "tensors" with an escape, which the fast path leaves alone.
 #include <charconv>
@@ -11,9 +11,9 @@
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
-#include "model_io.h"
-#include "tensor_text.h"
+#include "base/errors.h"
+#include "model/json_format.h"
+#include "model/number_scan.h"
 
 namespace {
 

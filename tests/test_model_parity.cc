@@ -4,10 +4,10 @@
 // whole model's gradient with padding.
 #include <functional>
 
-#include "encoder.h"
-#include "optimizer.h"
-#include "positional.h"
+#include "nn/encoder.h"
+#include "nn/positional.h"
 #include "test_support.h"
+#include "train/optimizer.h"
 
 namespace router {
 namespace {

@@ -5,8 +5,8 @@
 
 #include <vector>
 
-#include "optimizer.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "train/optimizer.h"
 
 namespace router {
 namespace {

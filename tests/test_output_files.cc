@@ -17,7 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "files.h"
+#include "base/files.h"
 #include "test_support.h"
 
 namespace {

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "parallel.h"
+#include "base/parallel.h"
 
 namespace router {
 namespace {

@@ -5,11 +5,11 @@
 #include <numeric>
 #include <thread>
 
-#include "layers.h"
-#include "model_io.h"
-#include "params.h"
-#include "positional.h"
-#include "rng.h"
+#include "base/rng.h"
+#include "model/json_format.h"
+#include "nn/layers.h"
+#include "nn/params.h"
+#include "nn/positional.h"
 #include "test_support.h"
 
 namespace router {

@@ -1,13 +1,13 @@
-// library_symbol (lib/shared_library.h): GMime and SentencePiece's trainer are opened through it
+// library_symbol (lib/base/shared_library.h): GMime and SentencePiece's trainer are opened through it
 // on first use, so a missing library must be a clear IoError naming what needed it, not a crash.
-#include "shared_library.h"
+#include "base/shared_library.h"
 
 #include <cstring>
 #include <string>
 
 #include <gtest/gtest.h>
 
-#include "errors.h"
+#include "base/errors.h"
 
 namespace router {
 namespace {

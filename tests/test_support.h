@@ -16,7 +16,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "tensor.h"
+#include "nn/tensor.h"
 
 namespace router::test {
 

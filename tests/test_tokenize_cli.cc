@@ -10,7 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "builtin_model.h"
+#include "model/builtin_model.h"
 #include "test_support.h"
 
 namespace {

@@ -14,8 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "base64.h"
-#include "errors.h"
+#include "base/base64.h"
+#include "base/errors.h"
 #include "text/normalize.h"
 #include "text/piece_subset.h"
 #include "text/pretokenize.h"

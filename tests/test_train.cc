@@ -4,13 +4,13 @@
 #include <functional>
 #include <string>
 
-#include "errors.h"
-#include "model_io.h"
-#include "optimizer.h"
-#include "params.h"
-#include "rng.h"
+#include "base/errors.h"
+#include "base/rng.h"
+#include "model/json_format.h"
+#include "nn/params.h"
 #include "test_support.h"
-#include "trainer.h"
+#include "train/optimizer.h"
+#include "train/trainer.h"
 
 namespace router {
 namespace {

@@ -1,5 +1,5 @@
 // model_pack IN.json OUT.bin [TEXTS.jsonl ...]: converts a model file into the binary form that
-// is compiled into the router executable (lib/model_binary.h), after full validation by the JSON
+// is compiled into the router executable (lib/model/binary_format.h), after full validation by the JSON
 // loader. The texts given (the model's training and validation data) supply its known words: the
 // ids of each of their words, so that the built-in model can classify most mail without parsing
 // its SentencePiece model at start-up (text/known_words.h).
@@ -8,10 +8,10 @@
 #include <string>
 #include <vector>
 
-#include "dataset.h"
-#include "files.h"
-#include "model_binary.h"
-#include "model_io.h"
+#include "base/files.h"
+#include "input/dataset.h"
+#include "model/binary_format.h"
+#include "model/json_format.h"
 
 int main(int argc, char** argv) {
   if (argc < 3) {

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 
-#include "errors.h"
-#include "little_endian.h"
+#include "base/errors.h"
+#include "base/little_endian.h"
 
 namespace router {
 

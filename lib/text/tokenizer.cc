@@ -19,8 +19,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "errors.h"
-#include "shared_library.h"
+#include "base/errors.h"
+#include "base/shared_library.h"
 #include "text/normalize.h"
 #include "text/piece_subset.h"
 #include "text/pretokenize.h"

@@ -1,0 +1,196 @@
+#include "model/binary_format.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <optional>
+#include <set>
+
+#include "base/errors.h"
+#include "base/little_endian.h"
+
+namespace router {
+
+namespace {
+
+constexpr char kMagic[8] = {'R', 'O', 'U', 'T', 'E', 'R', 'M', '2'};
+constexpr size_t kAlign = 64;  // of the first tensor, from the start of the bytes
+
+class Reader {
+ public:
+  Reader(std::string_view bytes, const std::string& name) : bytes_(bytes), name_(name) {}
+  std::string_view take(size_t n, const char* what) {
+    if (n > bytes_.size() - pos_) {
+      throw ModelError(name_ + ": truncated binary model (reading " + what + ")");
+    }
+    std::string_view s = bytes_.substr(pos_, n);
+    pos_ += n;
+    return s;
+  }
+  uint32_t u32(const char* what) { return get_u32(take(4, what), 0); }
+  bool done() const { return pos_ == bytes_.size(); }
+  size_t remaining() const { return bytes_.size() - pos_; }
+
+ private:
+  std::string_view bytes_;
+  std::string name_;
+  size_t pos_ = 0;
+};
+
+// A header integer. Checked here because nlohmann's get<int>() casts a float such as 1e30
+// (undefined behaviour) and silently truncates 16.5 to 16.
+int header_int(const nlohmann::json& h, const char* key, const std::string& name) {
+  const nlohmann::json& v = h.at(key);
+  if (!v.is_number_integer() || (v.is_number_unsigned() && v.get<uint64_t>() > INT32_MAX) ||
+      (!v.is_number_unsigned() && (v.get<int64_t>() < INT32_MIN || v.get<int64_t>() > INT32_MAX))) {
+    throw ModelError(name + ": bad binary model header: \"" + key + "\" is not an integer");
+  }
+  return static_cast<int>(v.get<int64_t>());
+}
+
+}  // namespace
+
+std::string model_to_binary(const Model& model, const std::string& known_words) {
+  const Config& c = model.config();
+  nlohmann::json header = {{"d_model", c.d_model},
+                           {"n_heads", c.n_heads},
+                           {"n_layers", c.n_layers},
+                           {"d_ff", c.d_ff},
+                           {"max_len", c.max_len},
+                           {"positional", to_string(c.positional)},
+                           {"pooling", to_string(c.pooling)},
+                           {"vocab_size", c.vocab_size},
+                           {"labels", model.labels()},
+                           {"temperature", model.temperature()},
+                           {"metadata", model.metadata()}};
+  const std::string h = header.dump();
+  std::string out(kMagic, sizeof kMagic);
+  put_u32(out, static_cast<uint32_t>(h.size()));
+  out += h;
+  const std::string_view tok = model.tokenizer().serialized();
+  put_u32(out, static_cast<uint32_t>(tok.size()));
+  out += tok;
+  // Padding, with its size first, so that the first tensor starts at a multiple of kAlign.
+  const size_t pad = (kAlign - (out.size() + 4) % kAlign) % kAlign;
+  put_u32(out, static_cast<uint32_t>(pad));
+  out.append(pad, '\0');
+  for (const auto& t : tensors(const_cast<Params<float>&>(model.params()))) {
+    out.append(reinterpret_cast<const char*>(t.data), static_cast<size_t>(t.size) * sizeof(float));
+  }
+  if (!known_words.empty()) {
+    put_u32(out, static_cast<uint32_t>(known_words.size()));
+    out += known_words;
+  }
+  return out;
+}
+
+Model model_from_binary(std::string_view bytes, const std::string& name, bool borrow) {
+  Reader r(bytes, name);
+  if (r.take(sizeof kMagic, "magic") != std::string_view(kMagic, sizeof kMagic)) {
+    throw ModelError(name + ": not a binary router model (bad magic)");
+  }
+  const uint32_t header_len = r.u32("header size");
+  nlohmann::json h;
+  try {
+    h = nlohmann::json::parse(r.take(header_len, "header"));
+    Config c;
+    c.d_model = header_int(h, "d_model", name);
+    c.n_heads = header_int(h, "n_heads", name);
+    c.n_layers = header_int(h, "n_layers", name);
+    c.d_ff = header_int(h, "d_ff", name);
+    c.max_len = header_int(h, "max_len", name);
+    c.positional = positional_from_string(h.at("positional").get<std::string>());
+    c.pooling = pooling_from_string(h.value("pooling", std::string("mean")));
+    validate(c, name);
+    auto labels = h.at("labels").get<std::vector<std::string>>();
+    // The same label rules as the JSON file: the classifier's size comes from this list.
+    if (labels.size() < 2 || labels.size() > 10000) {
+      throw ModelError(name + ": expected 2 to 10000 labels");
+    }
+    if (std::set<std::string>(labels.begin(), labels.end()).size() != labels.size()) {
+      throw ModelError(name + ": duplicate label");
+    }
+    for (const auto& l : labels) {
+      if (l.empty()) throw ModelError(name + ": empty label");
+    }
+    const double temperature = h.at("temperature");
+    if (!(temperature > 0) || !std::isfinite(temperature)) {
+      throw ModelError(name + ": bad temperature");
+    }
+    const uint32_t tok_len = r.u32("tokenizer size");
+    const std::string_view tok_bytes = r.take(tok_len, "tokenizer");
+    // Trusted, the tokenizer waits (see from_trusted) and the header gives its size; otherwise
+    // it is parsed and checked now, and must agree with the header if the header says.
+    std::optional<Tokenizer> checked;
+    if (borrow) {
+      c.vocab_size = header_int(h, "vocab_size", name);
+    } else {
+      checked = Tokenizer::from_serialized(std::string(tok_bytes), name);
+      c.vocab_size = checked->vocab_size();
+      if (h.contains("vocab_size") && header_int(h, "vocab_size", name) != c.vocab_size) {
+        throw ModelError(name + ": the header's vocab_size " +
+                         std::to_string(header_int(h, "vocab_size", name)) +
+                         " is not the tokenizer's " + std::to_string(c.vocab_size));
+      }
+    }
+    if (c.vocab_size <= kReservedPieces) {
+      throw ModelError(name + ": bad binary model header: \"vocab_size\" " +
+                       std::to_string(c.vocab_size) + " is too small");
+    }
+    c.num_labels = static_cast<int>(labels.size());
+    const uint32_t pad = r.u32("padding size");
+    if (pad >= kAlign) throw ModelError(name + ": bad padding size " + std::to_string(pad));
+    r.take(pad, "padding");
+    // Borrowed, the embedding is not even allocated: a fresh page costs more than its bytes.
+    Config shapes = c;
+    if (borrow) shapes.vocab_size = 0;
+    Params<float> p = zeros_like_config<float>(shapes);
+    const float* embed = nullptr;
+    for (auto& t : tensors(p)) {
+      if (borrow && t.name == "embed.weight") {
+        const size_t n = static_cast<size_t>(c.vocab_size) * c.d_model * sizeof(float);
+        const char* at = r.take(n, "tensors").data();
+        if (reinterpret_cast<uintptr_t>(at) % alignof(float) == 0) {
+          embed = reinterpret_cast<const float*>(at);
+        } else {  // not where the packer put it: copy after all
+          p.embed.resize(c.vocab_size, c.d_model);
+          std::memcpy(p.embed.data(), at, n);
+        }
+        continue;
+      }
+      std::string_view data = r.take(static_cast<size_t>(t.size) * sizeof(float), "tensors");
+      std::memcpy(t.data, data.data(), data.size());
+      if (borrow) continue;  // trusted: checked when packed
+      for (int64_t i = 0; i < t.size; ++i) {
+        if (!std::isfinite(t.data[i])) {
+          throw ModelError(name + ": " + t.name + "[" + std::to_string(i) + "] is not finite");
+        }
+      }
+    }
+    // What follows the tensors, if anything, is the table of known words, size first.
+    KnownWords words;
+    if (!r.done()) {
+      const size_t rest = r.remaining();
+      const uint32_t words_len = rest >= 4 ? r.u32("known words size") : 0;
+      if (rest < 4 || words_len != rest - 4) {
+        throw ModelError(name + ": trailing bytes after the last tensor (" + std::to_string(rest) +
+                         " bytes that are not a table of known words)");
+      }
+      const std::string_view table = r.take(words_len, "known words");
+      words = borrow ? KnownWords::view(table, c.vocab_size, name)
+                     : KnownWords::copy(table, c.vocab_size, name);
+    }
+    Tokenizer tok =
+        borrow ? Tokenizer::from_trusted(tok_bytes, c.vocab_size, words) : std::move(*checked);
+    if (!borrow) tok.set_known_words(words);
+    Model model(c, std::move(labels), std::move(tok), std::move(p), temperature, h.at("metadata"));
+    if (embed) model.borrow_embedding(embed);
+    return model;
+  } catch (const nlohmann::json::exception& e) {
+    throw ModelError(name + ": bad binary model header: " + e.what());
+  } catch (const UsageError& e) {  // from positional_from_string, pooling_from_string
+    throw ModelError(name + ": bad binary model header: " + e.what());
+  }
+}
+
+}  // namespace router

@@ -1,0 +1,94 @@
+// A ready-to-use classifier: tokenizer + labels + weights + calibration. A loaded Model is
+// read-only, so one instance serves any number of threads; each call keeps its scratch state
+// on its own stack.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "nn/config.h"
+#include "nn/encoder.h"
+#include "nn/params.h"
+#include "text/tokenizer.h"
+
+namespace router {
+
+struct Prediction {
+  int label = -1;            // index into Model::labels
+  float confidence = 0;      // calibrated probability of `label`
+  std::vector<float> probs;  // (K) calibrated probabilities, label order
+  int n_tokens = 0;          // tokens the model saw (after truncation)
+  bool truncated = false;    // the email had more than max_len tokens
+};
+
+class Model {
+ public:
+  Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer, Params<float> params,
+        double temperature = 1.0, nlohmann::json metadata = nlohmann::json::object());
+
+  const Config& config() const { return config_; }
+  const std::vector<std::string>& labels() const { return labels_; }
+  const Tokenizer& tokenizer() const { return tokenizer_; }
+  // The weights. A borrowed embedding (below) is copied in on the first call.
+  const Params<float>& params() const;
+  // params()' weight matrices transposed, the layout predictions read (encoder_logits).
+  const InferenceWeights<float>& transposed_weights() const { return weights_; }
+  // Reads the embedding table, (V, D) floats, from `rows` instead of params().embed, which must
+  // be empty: `rows` outlives the model (the built-in model inside the binary), so start-up
+  // touches only the rows an email uses.
+  void borrow_embedding(const float* rows);
+  // The sinusoid table, (max_len, D), with at least its first `rows` rows filled in: rows are
+  // computed on first need (a short email needs a few; the whole table costs more than
+  // classifying it). Safe to call from many threads.
+  const Mat<float>& positions(int rows) const;
+  const Mat<float>& positions() const { return positions(config_.max_len); }
+  double temperature() const { return temperature_; }
+  void set_temperature(double t) { temperature_ = t; }
+  const nlohmann::json& metadata() const { return metadata_; }
+  nlohmann::json& mutable_metadata() { return metadata_; }
+
+  // Token ids of one email, cut to the first max_len tokens. Throws InputError if the email has
+  // no tokens at all (empty or white space only).
+  std::vector<int32_t> encode(std::string_view text, bool* truncated = nullptr) const;
+
+  // One email -> prediction.
+  Prediction predict(std::string_view text) const;
+  // Already-encoded emails (each 1..max_len ids) -> raw logits (B, K), uncalibrated.
+  Mat<float> logits(const std::vector<const std::vector<int32_t>*>& sequences) const;
+  // Many emails, in input order, on `threads` threads; the result does not depend on `threads`.
+  // Throws InputError naming the first empty email ("email 3 is empty ...").
+  std::vector<Prediction> predict_many(const std::vector<std::string>& texts, int threads) const;
+  // Calibrated probabilities from raw logits.
+  Prediction finish(const Eigen::Ref<const RowVec<float>>& logits) const;
+
+ private:
+  Config config_;
+  std::vector<std::string> labels_;
+  Tokenizer tokenizer_;
+  const float* embed_rows() const {
+    return borrowed_embed_ ? borrowed_embed_ : params_.embed.data();
+  }
+
+  mutable Params<float> params_;     // mutable: params() may copy a borrowed embedding in
+  InferenceWeights<float> weights_;  // inference_weights(params_): the weights never change
+  const float* borrowed_embed_ = nullptr;
+  std::unique_ptr<std::once_flag> embed_copied_ = std::make_unique<std::once_flag>();
+  struct Positions {
+    std::mutex grow;
+    std::atomic<int> rows{0};  // rows of `table` filled in
+    Mat<float> table;          // (max_len, D)
+  };
+  std::unique_ptr<Positions> positions_ = std::make_unique<Positions>();
+  double temperature_;
+  nlohmann::json metadata_;
+};
+
+}  // namespace router

@@ -1,0 +1,661 @@
+#include "nn/layers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <memory>
+
+#include <unsupported/Eigen/SpecialFunctions>
+
+#include "base/rng.h"
+
+namespace router {
+
+template <typename S>
+void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
+                  Mat<S>& mask) {
+  const S keep_scale = static_cast<S>(1.0 / (1.0 - spec.p));
+  const Eigen::Index cols = mask.cols();
+  for (size_t b = 0; b < lengths.size(); ++b) {
+    Rng rng(mix64((*spec.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)));
+    // Rows are contiguous (row-major): the email's real rows are one run of draws, its padding
+    // rows the zeros after them.
+    S* rows = mask.data() + b * T * cols;
+    const size_t real = static_cast<size_t>(lengths[b]) * cols;
+    rng.fill_keep_mask(rows, real, spec.p, keep_scale);
+    std::fill(rows + real, rows + static_cast<size_t>(T) * cols, S(0));
+  }
+}
+
+std::string vector_instructions() {
+  std::string sets;
+  auto add = [&](const char* name) { sets += sets.empty() ? name : std::string(", ") + name; };
+#if defined(__AVX512F__)
+  add("AVX-512");
+#endif
+#if defined(__AVX2__)
+  add("AVX2");
+#elif defined(__AVX__)
+  add("AVX");
+#elif defined(__SSE4_2__)
+  add("SSE4.2");
+#elif defined(__SSE2__)
+  add("SSE2");
+#elif defined(__ARM_NEON)
+  add("NEON");
+#endif
+#if defined(__FMA__)
+  add("FMA");
+#endif
+  if (sets.empty()) sets = "none";
+  return sets + " (" + std::to_string(Eigen::internal::packet_traits<float>::size) +
+         " floats a vector)";
+}
+
+// ---------------------------------------------------------------------------------------------
+// Layer norm
+
+template <typename S>
+void layernorm_forward(const Mat<S>& x, const Vec<S>& w, const Vec<S>& b, Mat<S>& y,
+                       LayerNormCache<S>& cache) {
+  const Eigen::Index N = x.rows(), D = x.cols();
+  y.resize(N, D);
+  cache.mean.resize(N);
+  cache.rstd.resize(N);
+  for (Eigen::Index i = 0; i < N; ++i) {
+    const auto row = x.row(i);
+    const S mean = row.mean();
+    const S var = (row.array() - mean).square().mean();  // biased, as PyTorch
+    const S rstd = S(1) / std::sqrt(var + S(1e-5));
+    cache.mean(i) = mean;
+    cache.rstd(i) = rstd;
+    y.row(i) =
+        ((row.array() - mean) * rstd * w.transpose().array() + b.transpose().array()).matrix();
+  }
+}
+
+template <typename S>
+void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
+                        const LayerNormCache<S>& cache, Mat<S>& dx, Vec<S>& dw, Vec<S>& db) {
+  const Eigen::Index N = x.rows(), D = x.cols();
+  RowVec<S> xhat(D), dxhat(D);  // one row's work space, allocated once
+  for (Eigen::Index i = 0; i < N; ++i) {
+    const S mean = cache.mean(i), rstd = cache.rstd(i);
+    // xhat = (x - mean) * rstd; y = xhat * w + b
+    xhat = (x.row(i).array() - mean) * rstd;
+    dw += (dy.row(i).array() * xhat.array()).matrix().transpose();
+    db += dy.row(i).transpose();
+    // dxhat = dy * w; dx = rstd * (dxhat - mean(dxhat) - xhat * mean(dxhat * xhat))
+    dxhat = dy.row(i).array() * w.transpose().array();
+    const S mean_dxhat = dxhat.sum() / S(D);
+    const S mean_dxhat_xhat = (dxhat.array() * xhat.array()).sum() / S(D);
+    dx.row(i).array() += rstd * (dxhat.array() - mean_dxhat - xhat.array() * mean_dxhat_xhat);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Matrix products
+//
+// Every product of the model, in training and in predictions, is this one loop: the shapes are a
+// few dozen to a few thousand rows by 8-192 columns, where Eigen's general product spends much of
+// its time packing (40-46 GFLOP/s on the linear layers' shapes here, against 65-77 for this).
+// Each element is one chain of multiply-adds over t in order, whatever the blocking below, so the
+// result depends on neither the cache sizes nor how rows and columns are cut.
+
+namespace {
+
+// What one accumulator holds: the widest vector of the machine that divides W (AVX-512's 16
+// floats for W = 16, AVX's 8 for W = 8 on the same machine), or one value for the columns left.
+// Each lane is its own chain of multiply-adds, so the width never changes a result's bits.
+template <int W, typename S>
+struct LaneOf {
+  using type = typename Eigen::internal::find_best_packet<S, W>::type;
+};
+template <typename S>
+struct LaneOf<1, S> {
+  using type = S;
+};
+
+// The rows of a product made at once: six rows of 16 columns keep twelve of AVX2's sixteen
+// registers accumulating, enough to hide the multiply-add latency.
+constexpr int kBlockRows = 6;
+
+// C(r, 0..W) (=, or += with accumulate) alpha * sum over t < n_t of X(r, t) * Y(t, 0..W), for
+// rows r < R, R a multiple of kBlockRows. X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C
+// are contiguous, with strides y_s and c_s. Each load of Y feeds kBlockRows accumulators. The
+// multiply-adds are explicit (Eigen's pmadd, std::fma), so each sum is one chain of them.
+//
+// With kChain, the sums are carried on instead: each accumulator starts from C's value and ends
+// there as it is, neither scaled nor added. A sum cut into pieces of t this way is still the one
+// chain of multiply-adds (a float stored and loaded again is the same float).
+template <int W, typename S, bool kChain = false>
+void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                        Eigen::Index y_s, S alpha, bool accumulate, S* c, Eigen::Index c_s) {
+  using Lane = typename LaneOf<W, S>::type;
+  constexpr int P = W == 1 ? 1 : Eigen::internal::unpacket_traits<Lane>::size;
+  static_assert(W % P == 0, "a block is whole vectors");
+  constexpr int NP = W / P;
+  auto broadcast = [](S v) {
+    if constexpr (W == 1)
+      return v;
+    else
+      return Eigen::internal::pset1<Lane>(v);
+  };
+  auto load = [](const S* p) {
+    if constexpr (W == 1)
+      return *p;
+    else
+      return Eigen::internal::ploadu<Lane>(p);
+  };
+  auto madd = [](Lane a, Lane b, Lane acc) {
+    if constexpr (W == 1)
+      return std::fma(a, b, acc);
+    else
+      return Eigen::internal::pmadd(a, b, acc);
+  };
+  constexpr int RB = kBlockRows;
+  for (int r = 0; r < R; r += RB) {
+    Lane a[RB][NP];
+    for (int q = 0; q < RB; ++q)
+      for (int k = 0; k < NP; ++k)
+        a[q][k] = kChain ? load(c + (r + q) * c_s + k * P) : broadcast(S(0));
+    for (int t = 0; t < n_t; ++t) {
+      Lane yt[NP];
+      for (int k = 0; k < NP; ++k) yt[k] = load(y + t * y_s + k * P);
+      const S* xt = x + r * x_r + t * x_t;
+      for (int q = 0; q < RB; ++q) {
+        const Lane xq = broadcast(xt[q * x_r]);
+        for (int k = 0; k < NP; ++k) a[q][k] = madd(xq, yt[k], a[q][k]);
+      }
+    }
+    for (int q = 0; q < RB; ++q) {
+      for (int k = 0; k < NP; ++k) {
+        S* out = c + (r + q) * c_s + k * P;
+        if constexpr (kChain) {
+          if constexpr (W == 1)
+            *out = a[q][k];
+          else
+            Eigen::internal::pstoreu(out, a[q][k]);
+          continue;
+        }
+        S v[P];
+        if constexpr (W == 1)
+          v[0] = a[q][k];
+        else
+          Eigen::internal::pstoreu(v, a[q][k]);
+        for (int e = 0; e < P; ++e) out[e] = accumulate ? out[e] + alpha * v[e] : alpha * v[e];
+      }
+    }
+  }
+}
+
+// C(r, 0..cols) (=, or += with accumulate) alpha * sum over t < n_t of X(r, t) * Y(t, 0..cols),
+// for r < R. Columns in vectors of 16, then 8, then one by one. The rows left over after the
+// whole blocks go through the same block, from a copy padded with zero rows: a row's bits never
+// depend on where it falls (compiled for fewer rows, the same loop was not always fused into
+// multiply-adds the same way).
+template <typename S>
+void rows_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
+                  Eigen::Index y_s, int cols, S alpha, S* c, Eigen::Index c_s,
+                  bool accumulate = false) {
+  const int full = R / kBlockRows * kBlockRows;
+  int j = 0;
+  for (; j + 16 <= cols; j += 16)
+    rows_product_block<16>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
+  for (; j + 8 <= cols; j += 8)
+    rows_product_block<8>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
+  for (; j < cols; ++j)
+    rows_product_block<1>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
+  if (full == R) return;
+  const int left = R - full;
+  thread_local std::vector<S> xs, cs;  // (kBlockRows, n_t) and (kBlockRows, cols)
+  xs.assign(static_cast<size_t>(kBlockRows) * n_t, S(0));
+  cs.assign(static_cast<size_t>(kBlockRows) * cols, S(0));
+  for (int q = 0; q < left; ++q) {
+    for (int t = 0; t < n_t; ++t) xs[q * n_t + t] = x[(full + q) * x_r + t * x_t];
+    if (accumulate) std::copy_n(c + (full + q) * c_s, cols, cs.data() + q * cols);
+  }
+  rows_product(xs.data(), n_t, 1, kBlockRows, n_t, y, y_s, cols, alpha, cs.data(), cols,
+               accumulate);
+  for (int q = 0; q < left; ++q) std::copy_n(cs.data() + q * cols, cols, c + (full + q) * c_s);
+}
+
+// y = x W^T: x (N, In), W (Out, In) -> y (N, Out). W is transposed first, so that its rows are
+// the contiguous Y of rows_product (a few thousand values, against N * In * Out multiply-adds).
+template <typename S>
+void times_transposed(const Mat<S>& x, const Mat<S>& W, Mat<S>& y) {
+  thread_local Mat<S> wt;
+  wt = W.transpose();
+  y.resize(x.rows(), W.rows());
+  rows_product(x.data(), x.cols(), 1, static_cast<int>(x.rows()), static_cast<int>(x.cols()),
+               wt.data(), wt.cols(), static_cast<int>(W.rows()), S(1), y.data(), y.cols());
+}
+
+// dx (+)= dy W: dy (N, Out), W (Out, In) -> dx (N, In).
+template <typename S>
+void times(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx, bool accumulate) {
+  if (!accumulate) dx.resize(dy.rows(), W.cols());
+  rows_product(dy.data(), dy.cols(), 1, static_cast<int>(dy.rows()), static_cast<int>(dy.cols()),
+               W.data(), W.cols(), static_cast<int>(W.cols()), S(1), dx.data(), dx.cols(),
+               accumulate);
+}
+
+// dW += dy^T x: dy (N, Out), x (N, In) -> dW (Out, In); the sum runs over the N rows. Both
+// operands are N rows long, too long to stay in L1 while each block of dW's rows goes down them,
+// so the sums go kRowsAtOnce rows of dy and x at a time, carried on in a buffer (kChain): the
+// same chains, and so the same bits, as rows_product in one go. dW's rows left over after the
+// whole blocks of six go through rows_product, as they would have.
+template <typename S>
+void add_transposed_times(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW) {
+  constexpr int kRowsAtOnce = 64;
+  const int R = static_cast<int>(dy.cols()), N = static_cast<int>(dy.rows());
+  const int cols = static_cast<int>(x.cols()), full = R / kBlockRows * kBlockRows;
+  const Eigen::Index x_t = dy.cols(), y_s = x.cols();
+  if (full > 0) {
+    thread_local std::vector<S> sums;  // (full, cols)
+    sums.assign(static_cast<size_t>(full) * cols, S(0));
+    for (int t0 = 0; t0 < N; t0 += kRowsAtOnce) {
+      const int n = std::min(kRowsAtOnce, N - t0);
+      const S* xs = dy.data() + t0 * x_t;
+      const S* ys = x.data() + t0 * y_s;
+      int j = 0;
+      for (; j + 16 <= cols; j += 16)
+        rows_product_block<16, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
+                                        sums.data() + j, cols);
+      for (; j + 8 <= cols; j += 8)
+        rows_product_block<8, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
+                                       sums.data() + j, cols);
+      for (; j < cols; ++j)
+        rows_product_block<1, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
+                                       sums.data() + j, cols);
+    }
+    // As rows_product_block's accumulating store: out + alpha * sum, alpha = 1.
+    const S alpha(1);
+    for (int r = 0; r < full; ++r) {
+      S* out = dW.data() + r * dW.cols();
+      const S* v = sums.data() + static_cast<size_t>(r) * cols;
+      for (int e = 0; e < cols; ++e) out[e] = out[e] + alpha * v[e];
+    }
+  }
+  if (full < R) {
+    rows_product(dy.data() + full, 1, x_t, R - full, N, x.data(), y_s, cols, S(1),
+                 dW.data() + full * dW.cols(), dW.cols(), true);
+  }
+}
+
+// n rounded up to a multiple of m: buffers padded to whole vectors.
+inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Linear
+
+template <typename S>
+void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y) {
+  times_transposed(x, W, y);
+  if (b) y.rowwise() += b->transpose();
+}
+
+template <typename S>
+void linear_forward_transposed(const Mat<S>& x, const Mat<S>& A, const Vec<S>* b, Mat<S>& y) {
+  times(x, A, y, false);
+  if (b) y.rowwise() += b->transpose();
+}
+
+template <typename S>
+void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>* dx, Mat<S>& dW,
+                     Vec<S>* db) {
+  // y = x W^T + b  =>  dx = dy W, dW = dy^T x, db = sum over rows of dy
+  if (dx) linear_backward_input(dy, W, *dx);
+  linear_backward_weights(dy, x, dW, db);
+}
+
+template <typename S>
+void linear_backward_input(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx) {
+  times(dy, W, dx, true);
+}
+
+template <typename S>
+void linear_backward_weights(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW, Vec<S>* db) {
+  add_transposed_times(dy, x, dW);
+  if (db) *db += dy.colwise().sum().transpose();
+}
+
+// ---------------------------------------------------------------------------------------------
+// GELU
+
+template <typename S>
+void gelu_forward(const Mat<S>& x, Mat<S>& y) {
+  // Eigen's vectorised erf: several times faster than calling std::erf per element.
+  const S inv_sqrt2 = S(0.70710678118654752440);
+  y.resize(x.rows(), x.cols());
+  y.array() = S(0.5) * x.array() * (S(1) + (x.array() * inv_sqrt2).erf());
+}
+
+template <typename S>
+void gelu_backward(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dx) {
+  // d/dx [0.5 x (1 + erf(x/sqrt2))] = 0.5 (1 + erf(x/sqrt2)) + x * N(x), N the standard normal pdf
+  const S inv_sqrt2 = S(0.70710678118654752440);
+  const S inv_sqrt2pi = S(0.39894228040143267794);
+  dx.array() += dy.array() * (S(0.5) * (S(1) + (x.array() * inv_sqrt2).erf()) +
+                              x.array() * inv_sqrt2pi * (S(-0.5) * x.array().square()).exp());
+}
+
+// ---------------------------------------------------------------------------------------------
+// Multi-head self-attention
+
+template <typename S>
+void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, int n_heads, int T,
+                       const std::vector<int>& lengths, const DropoutSpec& dropout, int site,
+                       Mat<S>& out, AttentionCache<S>& cache) {
+  const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(Dh));  // keeps score variance independent of Dh
+  times_transposed(u, W_qkv, cache.qkv);    // (N, 3D)
+  const Eigen::Index ld = cache.qkv.cols();
+  cache.concat.setZero(u.rows(), D);
+  cache.offsets.resize(static_cast<size_t>(B) * n_heads);
+  cache.sizes.resize(static_cast<size_t>(B) * n_heads);
+  size_t total = 0;
+  for (int b = 0; b < B; ++b) {
+    for (int h = 0; h < n_heads; ++h) {
+      cache.offsets[b * n_heads + h] = total;
+      cache.sizes[b * n_heads + h] = lengths[b];
+      total += static_cast<size_t>(lengths[b]) * lengths[b];
+    }
+  }
+  cache.probs.resize(total);
+  cache.drop.resize(dropout.p > 0 ? total : 0);
+  Mat<S> kt, sc, pm;  // (Dh, n8) keys transposed, (n, n8) scores, (n, n) probs * dropout mask
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b], n8 = round_up(n, 8);  // keys beyond n: masked, never read
+    Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)) : 0);
+    kt.setZero(Dh, n8);
+    sc.resize(n, n8);
+    for (int h = 0; h < n_heads; ++h) {
+      const S* q = &cache.qkv(b * T, h * Dh);
+      const S* v = &cache.qkv(b * T, 2 * D + h * Dh);
+      kt.leftCols(n) = cache.qkv.block(b * T, D + h * Dh, n, Dh).transpose();
+      rows_product(q, ld, 1, n, Dh, kt.data(), n8, n8, S(1), sc.data(), n8);
+      // Max-subtracted softmax of scale * scores (exp never overflows). The padding columns go
+      // to the bottom of exp's range, and exp runs over the whole buffer at once: row by row,
+      // Eigen's vectorised exp would cover only each short row's full vectors.
+      for (int i = 0; i < n; ++i) {
+        auto row = sc.row(i);
+        const S mx = row.head(n).maxCoeff();
+        row.head(n) = (row.head(n).array() - mx) * scale;
+        row.tail(n8 - n).setConstant(-std::numeric_limits<S>::infinity());
+      }
+      sc.array() = sc.array().exp();
+      const size_t at = cache.offsets[b * n_heads + h];
+      Eigen::Map<Mat<S>> p(cache.probs.data() + at, n, n);
+      for (int i = 0; i < n; ++i) p.row(i) = sc.row(i).head(n) / sc.row(i).head(n).sum();
+      const S* weights = p.data();
+      if (dropout.p > 0) {
+        Eigen::Map<Mat<S>> m(cache.drop.data() + at, n, n);
+        const S keep_scale = static_cast<S>(1.0 / (1.0 - dropout.p));
+        rng.fill_keep_mask(m.data(), static_cast<size_t>(m.size()), dropout.p, keep_scale);
+        pm = p.array() * m.array();
+        weights = pm.data();
+      }
+      // o = weights v
+      rows_product(weights, n, 1, n, n, v, ld, Dh, S(1), &cache.concat(b * T, h * Dh), D);
+    }
+  }
+  times_transposed(cache.concat, W_o, out);
+}
+
+namespace {
+
+// attention_infer runs the queries of a head along the vector lanes, in whole vectors of kLanes,
+// and kQueries queries at a time: their scores against every key, (n, kQueries), stay in L2 (128
+// KiB at 512 keys), where one head's whole (n, n) table would not (1 MiB at 512).
+constexpr int kLanes = 16;
+constexpr int kQueries = 64;
+template <typename S>
+using Lane = Eigen::Array<S, kLanes, 1>;
+
+}  // namespace
+
+template <typename S>
+void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t, int n_heads,
+                     int T, const std::vector<int>& lengths, Mat<S>& out) {
+  using L = Lane<S>;
+  const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(Dh));
+  Mat<S> qkv;
+  times(u, W_qkv_t, qkv, false);  // (N, 3D)
+  const Eigen::Index ld = qkv.cols();
+  Mat<S> concat = Mat<S>::Zero(u.rows(), D);
+  // The scores are held transposed, one row per key and one lane per query, so the softmax over
+  // keys is an element-wise reduction down the rows. The padding queries (zero) are never read.
+  // Each score and output is one chain of multiply-adds whatever the block of queries, so the
+  // blocking does not change the bits.
+  Mat<S> qt, st, ot;  // (Dh, n_pad) queries * scale; for a block: (n, w) scores, (Dh, w) outputs
+  RowVec<S> l;        // (w) per query of a block: the sum of exp(score - max)
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b], n_pad = round_up(n, kLanes), w = std::min(kQueries, n_pad);
+    qt.resize(Dh, n_pad);
+    qt.rightCols(n_pad - n).setZero();  // the padding queries; the real ones are written per head
+    st.resize(n, w);
+    ot.resize(Dh, w);
+    l.resize(w);
+    for (int h = 0; h < n_heads; ++h) {
+      qt.leftCols(n) = qkv.block(b * T, h * Dh, n, Dh).transpose() * scale;
+      const S* k = &qkv(b * T, D + h * Dh);
+      const S* v = &qkv(b * T, 2 * D + h * Dh);
+      for (int q0 = 0; q0 < n_pad; q0 += w) {
+        const int m = std::min(w, n_pad - q0);  // the block's queries, a multiple of kLanes
+        rows_product(k, ld, 1, n, Dh, qt.data() + q0, n_pad, m, S(1), st.data(), w);
+        for (int j = 0; j < m; j += kLanes) {
+          L mx = Eigen::Map<const L>(&st(0, j));
+          for (int key = 1; key < n; ++key) mx = mx.max(Eigen::Map<const L>(&st(key, j)));
+          L sum = L::Zero();
+          for (int key = 0; key < n; ++key) {
+            Eigen::Map<L> e(&st(key, j));
+            e = (e - mx).exp();
+            sum += e;
+          }
+          Eigen::Map<L>(&l(j)) = sum;
+        }
+        rows_product(v, 1, ld, Dh, n, st.data(), w, m, S(1), ot.data(), w);
+        const int real = std::min(m, n - q0);
+        concat.block(b * T + q0, h * Dh, real, Dh) =
+            (ot.leftCols(real).array().rowwise() / l.head(real).array()).matrix().transpose();
+      }
+    }
+  }
+  times(concat, W_o_t, out, false);
+}
+
+template <typename S>
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
+                        int n_heads, int T, const std::vector<int>& lengths,
+                        const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o) {
+  attention_backward(dout, u, W_qkv, W_o, n_heads, T, lengths, cache, du, dW_qkv, dW_o, run_now);
+}
+
+template <typename S>
+void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o,
+                        int n_heads, int T, const std::vector<int>& lengths,
+                        const AttentionCache<S>& cache, Mat<S>& du, Mat<S>& dW_qkv, Mat<S>& dW_o,
+                        const Later& later) {
+  const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(Dh));
+  // out = concat W_o^T
+  later([&dout, &cache, &dW_o] { add_transposed_times(dout, cache.concat, dW_o); });
+  Mat<S> dconcat;
+  times(dout, W_o, dconcat, false);
+  // Shared with the task that makes dW_qkv from it, which may run after this function returns.
+  const auto dqkv_kept = std::make_shared<Mat<S>>(Mat<S>::Zero(u.rows(), 3 * D));
+  Mat<S>& dqkv = *dqkv_kept;  // padding rows stay 0
+  const Eigen::Index ld = dqkv.cols();
+  const bool dropped = !cache.drop.empty();
+  Mat<S> vt, dp, pm, ds;  // (Dh, n8) values transposed, (n, n8), (n, n), (n, n) work space
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b], n8 = round_up(n, 8);
+    vt.setZero(Dh, n8);
+    dp.resize(n, n8);
+    ds.resize(n, n);
+    for (int h = 0; h < n_heads; ++h) {
+      const S* q = &cache.qkv(b * T, h * Dh);
+      const S* k = &cache.qkv(b * T, D + h * Dh);
+      const auto p = cache.prob(b * n_heads + h);
+      const S* d_o = &dconcat(b * T, h * Dh);
+      // o = w v, with w = p * mask: dv = w^T do
+      const S* w = p.data();
+      if (dropped) {
+        pm = p.array() * cache.mask(b * n_heads + h).array();
+        w = pm.data();
+      }
+      rows_product(w, 1, n, n, n, d_o, D, Dh, S(1), &dqkv(b * T, 2 * D + h * Dh), ld);
+      // dw = do v^T; dp = dw * mask
+      vt.leftCols(n) = cache.qkv.block(b * T, 2 * D + h * Dh, n, Dh).transpose();
+      rows_product(d_o, D, 1, n, Dh, vt.data(), n8, n8, S(1), dp.data(), n8);
+      // p = softmax(s): ds = p * (dp - rowsum(dp * p))
+      for (int i = 0; i < n; ++i) {
+        auto dpi = dp.row(i).head(n);
+        if (dropped) dpi.array() *= cache.mask(b * n_heads + h).row(i).array();
+        const S dot = (dpi.array() * p.row(i).array()).sum();
+        ds.row(i) = p.row(i).array() * (dpi.array() - dot);
+      }
+      // s = q k^T * scale: dq = ds k * scale, dk = ds^T q * scale
+      rows_product(ds.data(), n, 1, n, n, k, ld, Dh, scale, &dqkv(b * T, h * Dh), ld);
+      rows_product(ds.data(), 1, n, n, n, q, ld, Dh, scale, &dqkv(b * T, D + h * Dh), ld);
+    }
+  }
+  // qkv = u W_qkv^T
+  later([dqkv_kept, &u, &dW_qkv] { add_transposed_times(*dqkv_kept, u, dW_qkv); });
+  times(dqkv, W_qkv, du, true);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Mean pooling
+
+template <typename S>
+void mean_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, Mat<S>& pooled) {
+  const int B = static_cast<int>(lengths.size());
+  pooled.setZero(B, z.cols());
+  for (int b = 0; b < B; ++b) {
+    pooled.row(b) = z.block(b * T, 0, lengths[b], z.cols()).colwise().sum() / S(lengths[b]);
+  }
+}
+
+template <typename S>
+void mean_pool_backward(const Mat<S>& dpooled, int T, const std::vector<int>& lengths, Mat<S>& dz) {
+  const int B = static_cast<int>(lengths.size());
+  for (int b = 0; b < B; ++b) {
+    // pooled_b = (1/n) sum_{t<n} z_t
+    const RowVec<S> g = dpooled.row(b) / S(lengths[b]);
+    for (int t = 0; t < lengths[b]; ++t) dz.row(b * T + t) += g;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Max pooling
+
+template <typename S>
+void max_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, Mat<S>& pooled,
+                      std::vector<int>& rows) {
+  const int B = static_cast<int>(lengths.size());
+  const auto D = z.cols();
+  pooled.resize(B, D);
+  rows.resize(static_cast<size_t>(B) * D);
+  for (int b = 0; b < B; ++b) {
+    // Row by row, so z is read in its storage order.
+    int* arg = rows.data() + static_cast<size_t>(b) * D;
+    std::fill(arg, arg + D, b * T);
+    pooled.row(b) = z.row(b * T);
+    for (int t = 1; t < lengths[b]; ++t) {
+      const int r = b * T + t;
+      for (Eigen::Index d = 0; d < D; ++d) {
+        if (z(r, d) > pooled(b, d)) {
+          pooled(b, d) = z(r, d);
+          arg[d] = r;
+        }
+      }
+    }
+  }
+}
+
+template <typename S>
+void max_pool_backward(const Mat<S>& dpooled, const std::vector<int>& rows, Mat<S>& dz) {
+  const auto D = dpooled.cols();
+  for (Eigen::Index b = 0; b < dpooled.rows(); ++b) {
+    for (Eigen::Index d = 0; d < D; ++d) dz(rows[b * D + d], d) += dpooled(b, d);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Softmax cross-entropy with label smoothing
+
+template <typename S>
+Vec<S> softmax(const Vec<S>& logits, double temperature) {
+  Vec<S> scaled = logits / static_cast<S>(temperature);
+  const S mx = scaled.maxCoeff();
+  Vec<S> e = (scaled.array() - mx).exp();
+  return e / e.sum();
+}
+
+template <typename S>
+double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, double smoothing,
+                    Mat<S>& dlogits) {
+  const Eigen::Index B = logits.rows(), K = logits.cols();
+  dlogits.resize(B, K);
+  double loss = 0;
+  for (Eigen::Index b = 0; b < B; ++b) {
+    const S mx = logits.row(b).maxCoeff();
+    const S lse = mx + std::log((logits.row(b).array() - mx).exp().sum());
+    // q = (1 - eps) onehot + eps / K; loss = -sum q log p
+    const double off = smoothing / K, on = 1.0 - smoothing + off;
+    for (Eigen::Index k = 0; k < K; ++k) {
+      const double logp = static_cast<double>(logits(b, k) - lse);
+      const double q = (k == targets[b]) ? on : off;
+      loss -= q * logp;
+      dlogits(b, k) = static_cast<S>((std::exp(logp) - q) / B);
+    }
+  }
+  return loss / B;
+}
+
+#define ROUTER_INSTANTIATE_LAYERS(S)                                                               \
+  template void dropout_mask<S>(const DropoutSpec&, int, int, const std::vector<int>&, Mat<S>&);   \
+  template void layernorm_forward<S>(const Mat<S>&, const Vec<S>&, const Vec<S>&, Mat<S>&,         \
+                                     LayerNormCache<S>&);                                          \
+  template void layernorm_backward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>&,                 \
+                                      const LayerNormCache<S>&, Mat<S>&, Vec<S>&, Vec<S>&);        \
+  template void linear_forward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*, Mat<S>&);           \
+  template void linear_forward_transposed<S>(const Mat<S>&, const Mat<S>&, const Vec<S>*,          \
+                                             Mat<S>&);                                             \
+  template void linear_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, Mat<S>*, Mat<S>&,  \
+                                   Vec<S>*);                                                       \
+  template void linear_backward_input<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                   \
+  template void linear_backward_weights<S>(const Mat<S>&, const Mat<S>&, Mat<S>&, Vec<S>*);        \
+  template void gelu_forward<S>(const Mat<S>&, Mat<S>&);                                           \
+  template void gelu_backward<S>(const Mat<S>&, const Mat<S>&, Mat<S>&);                           \
+  template void attention_forward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,        \
+                                     const std::vector<int>&, const DropoutSpec&, int, Mat<S>&,    \
+                                     AttentionCache<S>&);                                          \
+  template void attention_infer<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, int, int,          \
+                                   const std::vector<int>&, Mat<S>&);                              \
+  template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, const Mat<S>&,  \
+                                      int, int, const std::vector<int>&, const AttentionCache<S>&, \
+                                      Mat<S>&, Mat<S>&, Mat<S>&);                                  \
+  template void attention_backward<S>(const Mat<S>&, const Mat<S>&, const Mat<S>&, const Mat<S>&,  \
+                                      int, int, const std::vector<int>&, const AttentionCache<S>&, \
+                                      Mat<S>&, Mat<S>&, Mat<S>&, const Later&);                    \
+  template void mean_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);        \
+  template void mean_pool_backward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&);       \
+  template void max_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&,          \
+                                    std::vector<int>&);                                            \
+  template void max_pool_backward<S>(const Mat<S>&, const std::vector<int>&, Mat<S>&);             \
+  template Vec<S> softmax<S>(const Vec<S>&, double);                                               \
+  template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);
+
+ROUTER_INSTANTIATE_LAYERS(float)
+ROUTER_INSTANTIATE_LAYERS(double)
+
+}  // namespace router

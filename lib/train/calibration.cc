@@ -1,0 +1,76 @@
+#include "train/calibration.h"
+
+#include <cmath>
+
+namespace router {
+
+double expected_calibration_error(const std::vector<double>& confidence,
+                                  const std::vector<bool>& correct, int bins) {
+  std::vector<double> conf_sum(bins, 0), acc_sum(bins, 0);
+  std::vector<int> count(bins, 0);
+  for (size_t i = 0; i < confidence.size(); ++i) {
+    // Bin b holds confidences in (b/bins, (b+1)/bins]; 0 goes to the first bin.
+    int b = static_cast<int>(std::ceil(confidence[i] * bins)) - 1;
+    b = std::min(std::max(b, 0), bins - 1);
+    conf_sum[b] += confidence[i];
+    acc_sum[b] += correct[i] ? 1.0 : 0.0;
+    ++count[b];
+  }
+  double ece = 0;
+  const double n = static_cast<double>(confidence.size());
+  for (int b = 0; b < bins; ++b) {
+    if (count[b]) ece += std::abs(acc_sum[b] - conf_sum[b]) / n;
+  }
+  return ece;
+}
+
+double nll_at_temperature(const Mat<float>& logits, const std::vector<int>& targets, double T) {
+  double total = 0;
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    double mx = -INFINITY;
+    for (Eigen::Index k = 0; k < logits.cols(); ++k) mx = std::max(mx, logits(i, k) / T);
+    double sum = 0;
+    for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
+    total -= logits(i, targets[i]) / T - mx - std::log(sum);
+  }
+  return total / std::max<Eigen::Index>(1, logits.rows());
+}
+
+double fit_temperature(const Mat<float>& logits, const std::vector<int>& targets) {
+  double lo = std::log(0.05), hi = std::log(20.0);
+  const double g = (std::sqrt(5.0) - 1) / 2;
+  double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+  double fa = nll_at_temperature(logits, targets, std::exp(a));
+  double fb = nll_at_temperature(logits, targets, std::exp(b));
+  for (int it = 0; it < 80; ++it) {
+    if (fa < fb) {
+      hi = b, b = a, fb = fa;
+      a = hi - g * (hi - lo);
+      fa = nll_at_temperature(logits, targets, std::exp(a));
+    } else {
+      lo = a, a = b, fa = fb;
+      b = lo + g * (hi - lo);
+      fb = nll_at_temperature(logits, targets, std::exp(b));
+    }
+  }
+  return std::exp((lo + hi) / 2);
+}
+
+void confidences(const Mat<float>& logits, const std::vector<int>& targets, double T,
+                 std::vector<double>& confidence, std::vector<bool>& correct) {
+  confidence.clear();
+  correct.clear();
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    Eigen::Index best = 0;
+    double mx = -INFINITY;
+    for (Eigen::Index k = 0; k < logits.cols(); ++k) {
+      if (logits(i, k) / T > mx) mx = logits(i, k) / T, best = k;
+    }
+    double sum = 0;
+    for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
+    confidence.push_back(1.0 / sum);
+    correct.push_back(best == targets[i]);
+  }
+}
+
+}  // namespace router

@@ -1,0 +1,92 @@
+// Training a model from labelled examples: learn the subword vocabulary, initialise from the
+// seed, run mini-batch AdamW with warm-up + cosine decay, dropout and clipping, keep the epoch
+// with the best validation accuracy (early stopping), and fit a calibration temperature.
+// Deterministic: the batches and their split into shards depend only on the data and the seed;
+// threads only decide who computes which shard, and shard gradients are summed in index order.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "input/dataset.h"
+#include "model/model.h"
+#include "nn/config.h"
+
+namespace router {
+
+// Examples per shard: the unit of parallel work inside a batch. Fixed, so that the summation
+// order of gradients never depends on the number of threads.
+constexpr int kShard = 16;
+
+struct TrainOptions {
+  int d_model = 64;
+  int n_heads = 4;
+  int n_layers = 2;
+  int d_ff = 256;
+  int max_len = 128;
+  Positional positional = Positional::kSinusoidal;
+  Pooling pooling = Pooling::kMean;
+  int local_heads = 0;  // heads of layer 0 that start on the previous / next token
+  int vocab_size = 4000;
+  int epochs = 20;
+  int batch_size = 32;
+  double lr = 2e-3;
+  double weight_decay = 0.01;
+  double dropout = 0.1;
+  double token_dropout = 0;  // share of training tokens read as [UNK] (word dropout)
+  double bpe_dropout = 0;    // share of BPE merges skipped when training texts are encoded
+  double label_smoothing = 0.1;
+  double ema = 0;        // decay of the weights' moving average, judged and kept; 0 = off
+  double warmup = 0.05;  // share of all steps spent warming up
+  int patience = 5;      // epochs without a better validation accuracy before stopping
+  double clip = 1.0;     // max global gradient norm; 0 = off
+  uint64_t seed = 42;
+  int threads = 0;                  // 0 = all cores
+  std::vector<std::string> labels;  // label order; empty = sorted
+};
+
+// One line of progress per epoch.
+struct EpochReport {
+  int epoch = 0, epochs = 0;
+  double train_loss = 0, train_accuracy = 0;
+  double valid_loss = 0, valid_accuracy = 0;
+  double examples_per_second = 0, elapsed = 0, eta = 0;
+  bool best = false;
+  // Where the epoch's time went: the forward and backward passes (wall), the time the shards
+  // of those passes computed (summed over shards, so threads * steps_seconds when no thread
+  // waits), the gradient sum and optimizer update, and the validation pass.
+  double steps_seconds = 0, shards_busy_seconds = 0, update_seconds = 0, valid_seconds = 0;
+  int threads_used = 1;  // threads the shards ran on: min(--threads, shards per step)
+};
+
+struct TrainHooks {
+  std::function<void(const EpochReport&)> on_epoch;
+  // Called after each step with (step within epoch, steps per epoch).
+  std::function<void(int, int)> on_step;
+};
+
+struct TrainResult {
+  int best_epoch = 0;
+  double valid_accuracy = 0, valid_loss = 0;
+  double ece_before = 0, ece_after = 0, temperature = 1;
+  double seconds = 0;
+};
+
+// Splits off a seeded share of `all` for validation (stratified by label; at least one example
+// per label stays in training).
+void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
+                   std::vector<Example>& valid);
+
+// Throws InputError for unusable data (fewer than two labels, a validation label unknown to the
+// training data, ...) before any training starts.
+Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
+                  const TrainOptions& options, const TrainHooks& hooks, TrainResult& result);
+
+// The options as JSON, for the model file's metadata.
+nlohmann::json options_json(const TrainOptions& options);
+
+}  // namespace router
