@@ -59,6 +59,7 @@ constexpr struct {
     {"demo", router::app::add_demo_command},
     {"explain", router::app::add_explain_command},
     {"tokenize", router::app::add_tokenize_command},
+    {"filter", router::app::add_filter_command},
 };
 
 // Registers the subcommand that argv names, or all of them when it names none (for --help and

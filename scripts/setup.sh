@@ -9,6 +9,7 @@ packages=(
   libgmime-3.0-dev  # real email in: MIME, transfer encodings, charsets
   libgtest-dev libbenchmark-dev
   parallel  # the scale-out test runs router under GNU parallel
+  procmail maildrop  # the mail-flow tests deliver through the real programs (docs/mail-flow.md)
 )
 
 missing=()
