@@ -39,7 +39,9 @@ std::string prediction_text(const Model& model, const Prediction& p, int k,
     out += (j ? ",{\"label\":" : "{\"label\":") + nlohmann::json(labels[top[j]]).dump() +
            ",\"score\":" + float_text(p.probs[top[j]]) + "}";
   }
-  return out + "]}";
+  out += ']';
+  if (p.truncated) out += ",\"truncated\":true";
+  return out + '}';
 }
 
 std::vector<int> top_k(const Prediction& p, int k) {
@@ -62,9 +64,11 @@ nlohmann::json prediction_json(const Model& model, const Prediction& p, int k) {
   for (int i : top_k(p, k)) {
     top.push_back({{"label", model.labels()[i]}, {"score", float_value(p.probs[i])}});
   }
-  return {{"label", model.labels()[p.label]},
-          {"confidence", float_value(p.confidence)},
-          {"top_k", top}};
+  nlohmann::json out = {{"label", model.labels()[p.label]},
+                        {"confidence", float_value(p.confidence)},
+                        {"top_k", top}};
+  if (p.truncated) out["truncated"] = true;
+  return out;
 }
 
 }  // namespace router::app

@@ -18,7 +18,8 @@ void add_model_option(CLI::App& cmd, std::string& path);
 // Loads `path`, or the built-in model when it is empty.
 Model load_model_or_default(const std::string& path);
 
-// {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first.
+// {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first,
+// then "truncated": true when the email had more tokens than the model reads (max_len).
 nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);
 // The same object as compact JSON text, each number the shortest decimal that reads back to the
 // same float (0.9f prints as 0.9). nlohmann would print the float widened to a double, and its
@@ -43,5 +44,6 @@ void add_eval_command(CLI::App& app);
 void add_demo_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_tokenize_command(CLI::App& app);
+void add_filter_command(CLI::App& app);
 
 }  // namespace router::app

@@ -304,6 +304,29 @@ TEST_F(Cli, ClassifyLongEmailWarnsAndStillLabels) {
   EXPECT_EQ(quiet.err, "");
 }
 
+// A cut email says so in every JSON output, classify --json and batch alike; an email that fits
+// has no "truncated" key.
+TEST_F(Cli, JsonSaysWhenAnEmailWasCut) {
+  std::string email;
+  for (int i = 0; i < 40; ++i) email += "where is my order number " + std::to_string(i) + " ";
+  const Result cut = run("classify --json -m " + quote(kModel) + " " + quote(email));
+  ASSERT_EQ(cut.code, 0) << cut.err;
+  EXPECT_EQ(nlohmann::json::parse(cut.out).value("truncated", false), true) << cut.out;
+  const Result whole = run("classify --json -m " + quote(kModel) + " 'where is my order'");
+  ASSERT_EQ(whole.code, 0) << whole.err;
+  EXPECT_FALSE(nlohmann::json::parse(whole.out).contains("truncated")) << whole.out;
+
+  const std::string in =
+      write("in.jsonl", nlohmann::json{{"text", email}}.dump() + "\n" +
+                            nlohmann::json{{"text", "where is it"}}.dump() + "\n");
+  const Result batch = run("batch -m " + quote(kModel) + " " + quote(in));
+  ASSERT_EQ(batch.code, 0) << batch.err;
+  const auto lines = lines_of(batch.out);
+  ASSERT_EQ(lines.size(), 2u) << batch.out;
+  EXPECT_EQ(nlohmann::json::parse(lines[0])["prediction"].value("truncated", false), true);
+  EXPECT_FALSE(nlohmann::json::parse(lines[1])["prediction"].contains("truncated"));
+}
+
 TEST_F(Cli, StdoutCarriesOnlyResults) {
   const Result c = run("-vv classify -m " + quote(kModel) + " 'where is my order'");
   ASSERT_EQ(c.code, 0) << c.err;
