@@ -42,6 +42,7 @@ struct BatchOptions {
   double min_confidence = -1;  // < 0: off
   bool skip_invalid = false;
   std::string format = "auto";  // auto | json | mbox
+  bool no_header_rules = false;
 };
 
 // One record on its way through: read, validated, labelled and serialised by a worker.
@@ -54,6 +55,7 @@ struct Slot {
   bool had_prediction = false;
   bool mail = false;  // an mbox message: `text` holds it raw, then what the model sees
   std::string text;
+  std::string rule;  // a mail rule's reason to label the message `other` (input/mail.h)
 };
 
 // Non-blank lines of a JSON Lines file: the total for the progress bar's ETA. Only called when
@@ -130,7 +132,24 @@ const std::string& parse_mail(Slot& s) {
                   {"date", std::move(m.date)},
                   {"subject", std::move(m.subject)}};
   s.text = std::move(m.text);
+  s.rule = std::move(m.rule);
   return s.text;
+}
+
+// The record's output line: its members in order, as dump() writes them, with the prediction's
+// text in place (replacing an existing "prediction", or appended at the end).
+void serialise(const Model& model, const BatchOptions& o, Slot& s) {
+  const Prediction& p = s.prediction;
+  const bool review = o.min_confidence >= 0 && p.confidence < o.min_confidence;
+  const std::string pred = prediction_text(model, p, o.k, review ? "needs_review" : "");
+  s.had_prediction = s.value.contains("prediction");
+  if (!s.had_prediction) s.value["prediction"] = nullptr;
+  s.out = "{";
+  for (auto it = s.value.begin(); it != s.value.end(); ++it) {
+    if (it != s.value.begin()) s.out += ',';
+    s.out += ojson(it.key()).dump() + ':' + (it.key() == "prediction" ? pred : it.value().dump());
+  }
+  s.out += '}';
 }
 
 // Validates, labels and serialises one record. Runs on any worker; touches only `s`.
@@ -142,6 +161,16 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
     const std::string* text = nullptr;
     if (s.mail) {
       text = &parse_mail(s);
+      if (!s.rule.empty()) {
+        MailText m;
+        m.text = *text;
+        m.rule = s.rule;
+        if (auto ruled = mail_rule_prediction(model, m, !o.no_header_rules, s.where)) {
+          s.prediction = std::move(*ruled);
+          serialise(model, o, s);
+          return;
+        }
+      }
     } else {
       auto it = s.value.find("text");
       if (it == s.value.end()) throw InputError(s.where + ": missing \"text\"");
@@ -166,18 +195,7 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
   p.n_tokens = static_cast<int>(ids.size());
   p.truncated = truncated;
 
-  const bool review = o.min_confidence >= 0 && p.confidence < o.min_confidence;
-  const std::string pred = prediction_text(model, p, o.k, review ? "needs_review" : "");
-  // The record's members in order, as dump() writes them, with the prediction's text in place
-  // (replacing an existing "prediction", or appended at the end).
-  s.had_prediction = s.value.contains("prediction");
-  if (!s.had_prediction) s.value["prediction"] = nullptr;
-  s.out = "{";
-  for (auto it = s.value.begin(); it != s.value.end(); ++it) {
-    if (it != s.value.begin()) s.out += ',';
-    s.out += ojson(it.key()).dump() + ':' + (it.key() == "prediction" ? pred : it.value().dump());
-  }
-  s.out += '}';
+  serialise(model, o, s);
 }
 
 // The "pair" id of a record: a string as is, any other value as its JSON text, "" if none.
@@ -324,6 +342,7 @@ void add_batch_command(CLI::App& app) {
                   "Where to write the records (default '-': stdout); written whole or not at all")
       ->capture_default_str();
   add_model_option(*cmd, o->model);
+  add_header_rules_option(*cmd, o->no_header_rules);
   cmd->add_option("--format", o->format,
                   "auto: an mbox if the input starts with a \"From \" line, else JSON; json: JSON "
                   "Lines or array; mbox: a mailbox, one output record per message")

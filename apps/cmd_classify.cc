@@ -25,14 +25,17 @@ struct ClassifyOptions {
   int threads = 0;
   std::string format = "auto";  // auto | text | eml
   bool show_text = false;
+  bool no_header_rules = false;
 };
 
 // What the model sees of `email`: the email itself, or the text of a parsed message.
-std::string model_text(const ClassifyOptions& o, std::string email, const std::string& where) {
+MailText model_text(const ClassifyOptions& o, std::string email, const std::string& where) {
   if (o.format == "eml" || (o.format == "auto" && looks_like_message(email))) {
-    return parse_message(email, where).text;
+    return parse_message(email, where);
   }
-  return email;
+  MailText m;
+  m.text = std::move(email);
+  return m;
 }
 
 // Every line of `text` on stderr, prefixed so that it is never taken for a result.
@@ -90,10 +93,13 @@ void run(const ClassifyOptions& o) {
       emails.push_back(std::move(all));
     }
   }
+  std::vector<MailText> mails(emails.size());
+  std::vector<std::string> wheres(emails.size(), source);
   if (!o.lines) {
     for (size_t i = 0; i < emails.size(); ++i) {
-      const std::string where = o.texts.empty() ? source : source + " " + std::to_string(i + 1);
-      emails[i] = model_text(o, std::move(emails[i]), where);
+      if (!o.texts.empty()) wheres[i] = source + " " + std::to_string(i + 1);
+      mails[i] = model_text(o, std::move(emails[i]), wheres[i]);
+      emails[i] = mails[i].text;
     }
   }
   // Never freed (the process ends right after): freeing the vocabulary's and the weights' blocks
@@ -105,11 +111,24 @@ void run(const ClassifyOptions& o) {
   if (o.show_text) {
     for (const auto& email : emails) show_text(email);
   }
-  std::vector<Prediction> preds;
+  // Messages that a mail rule routes to `other` skip the model; the rest go through it together.
+  std::vector<std::optional<Prediction>> ruled(emails.size());
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < emails.size(); ++i) {
+    if (!mails[i].rule.empty()) {
+      ruled[i] = mail_rule_prediction(model, mails[i], !o.no_header_rules, wheres[i]);
+    }
+    if (!ruled[i]) texts.push_back(std::move(emails[i]));
+  }
+  std::vector<Prediction> modelled;
   try {
-    preds = model.predict_many(emails, o.threads);  // names an empty email before any output
+    modelled = model.predict_many(texts, o.threads);  // names an empty email before any output
   } catch (const InputError& e) {
     throw InputError(source + ": " + e.what());
+  }
+  std::vector<Prediction> preds;
+  for (size_t i = 0, next = 0; i < emails.size(); ++i) {
+    preds.push_back(ruled[i] ? std::move(*ruled[i]) : std::move(modelled[next++]));
   }
   std::string out;
   for (size_t i = 0; i < preds.size(); ++i) {
@@ -152,6 +171,7 @@ void add_classify_command(CLI::App& app) {
                   "headers; text: always plain text; eml: always a message")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "text", "eml"}));
+  add_header_rules_option(*cmd, opts->no_header_rules);
   cmd->add_flag("--show-text", opts->show_text,
                 "Print what the model sees (subject and body, quotes and signature cut) to "
                 "stderr, each line prefixed \"router: text: \"; stdout keeps one result per email");

@@ -1,6 +1,7 @@
 // `router filter`: a mail filter for procmail, maildrop and Sieve (docs/mail-flow.md). One
 // message on stdin, the same message on stdout with X-Router-Label and X-Router-Confidence (and
-// X-Router-Top-K with -k) added at the end of its header block. A message is never lost: when it
+// X-Router-Top-K with -k, X-Router-Rule when a mail rule chose `other`) added at the end of its
+// header block. A message is never lost: when it
 // cannot be classified, it passes through with X-Router-Error saying why, and the exit code is
 // still 0; only failing to read stdin or write stdout is not.
 #include <cstdio>
@@ -21,15 +22,18 @@ namespace {
 struct FilterOptions {
   std::string model;
   int k = 0;
+  bool no_header_rules = false;
 };
 
 // The verdict's header fields for `message`; throws whatever classifying it throws.
 std::vector<std::string> verdict(const FilterOptions& o, const std::string& message) {
-  const std::string text = parse_message(message, "the message").text;
+  const MailText mail = parse_message(message, "the message");
   const Model model = load_model_or_default(o.model);
-  const Prediction p = model.predict(text);
+  const auto ruled = mail_rule_prediction(model, mail, !o.no_header_rules, "the message");
+  const Prediction p = ruled ? *ruled : model.predict(mail.text);
   std::vector<std::string> fields = {"X-Router-Label: " + model.labels()[p.label],
                                      "X-Router-Confidence: " + format_fixed(p.confidence, 4)};
+  if (!p.rule.empty()) fields.push_back("X-Router-Rule: " + header_value(p.rule));
   if (o.k > 0) {
     std::string top;
     for (int i : top_k(p, o.k)) {
@@ -66,6 +70,7 @@ void add_filter_command(CLI::App& app) {
   add_model_option(*cmd, opts->model);
   cmd->add_option("-k,--top-k", opts->k, "Also add X-Router-Top-K with the K best labels")
       ->check(CLI::Range(1, 10000));
+  add_header_rules_option(*cmd, opts->no_header_rules);
   cmd->footer(
       "Exit 0 for every message: one that cannot be classified passes through unchanged with "
       "X-Router-Error. Headers named X-Router-* already in the message are removed first. "

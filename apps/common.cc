@@ -41,6 +41,7 @@ std::string prediction_text(const Model& model, const Prediction& p, int k,
   }
   out += ']';
   if (p.truncated) out += ",\"truncated\":true";
+  if (!p.rule.empty()) out += ",\"rule\":" + nlohmann::json(p.rule).dump();
   return out + '}';
 }
 
@@ -68,7 +69,35 @@ nlohmann::json prediction_json(const Model& model, const Prediction& p, int k) {
                         {"confidence", float_value(p.confidence)},
                         {"top_k", top}};
   if (p.truncated) out["truncated"] = true;
+  if (!p.rule.empty()) out["rule"] = p.rule;
   return out;
+}
+
+void add_header_rules_option(CLI::App& cmd, bool& off) {
+  cmd.add_flag("--no-header-rules", off,
+               "Let the model label automatic and bulk mail too (by default a message with "
+               "Auto-Submitted other than \"no\", Precedence: bulk, list or junk, List-Id or "
+               "List-Unsubscribe is labelled `other`, with the rule named)");
+}
+
+std::optional<Prediction> mail_rule_prediction(const Model& model, const MailText& mail,
+                                               bool header_rules, const std::string& where) {
+  const bool no_text = mail.text.empty();
+  std::string rule = header_rules || mail.rule == "no text" ? mail.rule : "";
+  if (no_text && rule.empty()) rule = "no text";
+  const auto& labels = model.labels();
+  const auto other = std::find(labels.begin(), labels.end(), "other");
+  if (rule.empty() || other == labels.end()) {
+    if (no_text) throw InputError(where + ": the message has no text (no text part, no subject)");
+    return std::nullopt;
+  }
+  Prediction p;
+  p.label = static_cast<int>(other - labels.begin());
+  p.confidence = 1;
+  p.probs.assign(labels.size(), 0.0f);
+  p.probs[p.label] = 1;
+  p.rule = rule;
+  return p;
 }
 
 }  // namespace router::app

@@ -2,6 +2,7 @@
 // output helpers, and the registration functions each command file provides.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -9,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.h"
+#include "input/mail.h"
 #include "model/model.h"
 
 namespace router::app {
@@ -18,8 +20,18 @@ void add_model_option(CLI::App& cmd, std::string& path);
 // Loads `path`, or the built-in model when it is empty.
 Model load_model_or_default(const std::string& path);
 
+// Adds --no-header-rules to `cmd`, bound to `off`.
+void add_header_rules_option(CLI::App& cmd, bool& off);
+// The prediction for a message that a mail rule routes to `other` (confidence 1, the rule
+// named): a header marking automatic or bulk mail (unless `header_rules` is false), or no text
+// at all. None when no rule applies or the model has no `other` label; then a message with no
+// text is an InputError naming `where`.
+std::optional<Prediction> mail_rule_prediction(const Model& model, const MailText& mail,
+                                               bool header_rules, const std::string& where);
+
 // {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first,
-// then "truncated": true when the email had more tokens than the model reads (max_len).
+// then "truncated": true when the email had more tokens than the model reads (max_len), and
+// "rule": "..." when a mail rule, not the model, chose the label.
 nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);
 // The same object as compact JSON text, each number the shortest decimal that reads back to the
 // same float (0.9f prints as 0.9). nlohmann would print the float widened to a double, and its

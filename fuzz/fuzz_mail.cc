@@ -17,7 +17,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   router::looks_like_mbox(raw);
   try {
     const router::MailText m = router::parse_message(raw, "fuzz.eml");
-    for (const std::string* field : {&m.text, &m.message_id, &m.from, &m.date, &m.subject}) {
+    for (const std::string* field :
+         {&m.text, &m.message_id, &m.from, &m.date, &m.subject, &m.rule}) {
       if (!router::is_valid_utf8(*field)) std::abort();
     }
     if (m.text.find('\0') != std::string::npos) std::abort();  // NULs reach the model as spaces

@@ -89,13 +89,15 @@ TEST_F(Filter, MessagePassesThroughWithTheVerdict) {
 }
 
 TEST_F(Filter, UnclassifiableMessagePassesThroughWithTheReason) {
+  // No words at all, and a model with no `other` label to give it.
   const std::string image_only =
       "From: a@b.c\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n\niVBORw0KGgo=\n";
-  const auto r = filter(write("img", image_only));
+  const std::string tiny = test::source_path("tests/fixtures/models/tiny.json");
+  const auto r = filter(write("img", image_only), "-m " + quote(tiny));
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out,
             "From: a@b.c\nContent-Type: image/png\nContent-Transfer-Encoding: base64\n"
-            "X-Router-Error: the message: no text/plain or text/html part to classify\n\n"
+            "X-Router-Error: the message: the message has no text (no text part, no subject)\n\n"
             "iVBORw0KGgo=\n");
   // A model that cannot be loaded is no reason to lose mail either.
   const std::string plain = "From: a@b.c\nSubject: where is my cake\n\nwhere is it\n";

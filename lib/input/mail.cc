@@ -428,6 +428,26 @@ std::string one_line(std::string_view s) {
 
 bool header_name_char(char c) { return c > 32 && c < 127 && c != ':'; }
 
+// RFC 3834 and mailing-list headers: the first that marks the message as automatic or bulk mail,
+// as "Name: value" (or the name alone for list headers), else "".
+std::string automatic_mail_rule(const GMimeApi& g, GMimeObject* object) {
+  auto value = [&](const char* name) -> std::string {
+    const char* v = g.g_mime_object_get_header(object, name);
+    return v ? lower(one_line(sanitize_utf8(v))) : std::string();
+  };
+  std::string kind = value("Auto-Submitted");  // "auto-replied; ..." : the keyword decides
+  kind = one_line(kind.substr(0, kind.find(';')));
+  if (!kind.empty() && kind != "no") return "Auto-Submitted: " + kind;
+  const std::string precedence = value("Precedence");
+  for (const char* bulk : {"bulk", "list", "junk"}) {
+    if (precedence == bulk) return "Precedence: " + precedence;
+  }
+  for (const char* list : {"List-Id", "List-Unsubscribe"}) {
+    if (g.g_mime_object_get_header(object, list)) return list;
+  }
+  return "";
+}
+
 }  // namespace
 
 bool looks_like_message(std::string_view s) {
@@ -500,18 +520,21 @@ MailText parse_message(std::string_view raw, const std::string& where) {
     mail.subject = one_line(sanitize_utf8(subject));
   }
 
+  mail.rule = automatic_mail_rule(g, object);
+
   GMimeObject* body = g.g_mime_message_get_mime_part(message.get());
   std::string text;
   if (GMimePart* plain = body ? find_text_part(body, "plain") : nullptr) {
     text = to_utf8(part_bytes(plain), charset_of(plain), where, "text/plain");
   } else if (GMimePart* html = body ? find_text_part(body, "html") : nullptr) {
     text = html_to_text(to_utf8(part_bytes(html), charset_of(html), where, "text/html"));
-  } else {
-    throw InputError(where + ": no text/plain or text/html part to classify");
   }
   text = clean_body(text);
   if (!mail.subject.empty()) text = text.empty() ? mail.subject : mail.subject + "\n\n" + text;
-  if (text.empty()) throw InputError(where + ": the message has no text (empty subject and body)");
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos) {
+    text.clear();
+    if (mail.rule.empty()) mail.rule = "no text";
+  }
   mail.text = std::move(text);
   return mail;
 }

@@ -15,6 +15,10 @@ namespace router {
 struct MailText {
   std::string text;                             // what the model sees: "Subject\n\nbody", UTF-8
   std::string message_id, from, date, subject;  // decoded header values ("" when absent)
+  // Why the message is not for the desk whatever its words say, or "": the first header that
+  // marks it as automatic or bulk mail ("Auto-Submitted: auto-replied", "Precedence: bulk",
+  // "List-Id", "List-Unsubscribe"), else "no text" when it has neither text nor a subject.
+  std::string rule;
 };
 
 // Parses one message. The body is the first text/plain part that is not an attachment, else the
@@ -23,8 +27,9 @@ struct MailText {
 // often carries 0x93/0x94 curly quotes). An unknown charset is accepted only if the bytes are
 // valid UTF-8, otherwise it is an InputError. Removed: lines starting with '>', everything from an
 // "On ... wrote:" line (or "-----Original Message-----") on, and the signature from a line
-// exactly "-- " on. Throws InputError("<where>: ...") for no header block, no text part, or an
-// undecodable charset.
+// exactly "-- " on. A message with no text part (a photo with a subject) is its subject alone;
+// with no words at all, its text is empty and `rule` says "no text". Throws InputError("<where>:
+// ...") for no header block, broken MIME, or an undecodable charset.
 MailText parse_message(std::string_view raw, const std::string& where);
 
 // True if the input starts with an RFC 5322 header block: header lines (at least one of From,

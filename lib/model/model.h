@@ -27,6 +27,7 @@ struct Prediction {
   std::vector<float> probs;  // (K) calibrated probabilities, label order
   int n_tokens = 0;          // tokens the model saw (after truncation)
   bool truncated = false;    // the email had more than max_len tokens
+  std::string rule;          // the mail rule that chose `other` (input/mail.h), "" if the model did
 };
 
 class Model {
