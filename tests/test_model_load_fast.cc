@@ -1,5 +1,5 @@
-// The loader's fast path (lib/model/number_scan.h) against its slow path. Both must give the same model
-// bit for bit; the fast path must give up, never guess, on anything unusual. The slow path is
+// The loader's fast path (lib/model/number_scan.h) against its slow path. Both must give the same
+// model bit for bit; the fast path must give up, never guess, on anything unusual. The slow path is
 // forced by spelling the key "tensors" with an escape, which the fast path leaves alone.
 #include <charconv>
 #include <cmath>

@@ -1,5 +1,5 @@
-// library_symbol (lib/base/shared_library.h): GMime and SentencePiece's trainer are opened through it
-// on first use, so a missing library must be a clear IoError naming what needed it, not a crash.
+// library_symbol (lib/base/shared_library.h): GMime and SentencePiece's trainer are opened through
+// it on first use, so a missing library must be a clear IoError naming what needed it, not a crash.
 #include "base/shared_library.h"
 
 #include <cstring>

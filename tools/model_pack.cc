@@ -1,7 +1,7 @@
 // model_pack IN.json OUT.bin [TEXTS.jsonl ...]: converts a model file into the binary form that
-// is compiled into the router executable (lib/model/binary_format.h), after full validation by the JSON
-// loader. The texts given (the model's training and validation data) supply its known words: the
-// ids of each of their words, so that the built-in model can classify most mail without parsing
+// is compiled into the router executable (lib/model/binary_format.h), after full validation by the
+// JSON loader. The texts given (the model's training and validation data) supply its known words:
+// the ids of each of their words, so that the built-in model can classify most mail without parsing
 // its SentencePiece model at start-up (text/known_words.h).
 #include <cstdio>
 #include <exception>
