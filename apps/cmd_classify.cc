@@ -1,6 +1,8 @@
 // `router classify`: one label per email, from arguments, a file, stdin, or one email per line.
 // A real message (.eml) is parsed first (lib/input/mail.h) and the model sees its subject and text.
 #include <cstdio>
+
+#include <sys/stat.h>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -17,7 +19,7 @@ namespace {
 
 struct ClassifyOptions {
   std::vector<std::string> texts;
-  std::string file;
+  std::vector<std::string> files;
   bool lines = false;
   std::string model;
   int k = 0;
@@ -75,29 +77,42 @@ std::vector<std::string> split_lines(const std::string& text) {
 
 void run(const ClassifyOptions& o) {
   if (o.lines && o.format == "eml") throw UsageError("--format eml reads one message, not --lines");
-  if (!o.texts.empty() && !o.file.empty()) {
+  if (!o.texts.empty() && !o.files.empty()) {
     throw UsageError("give emails as arguments or with -f, not both");
   }
-  std::vector<std::string> emails;
-  std::string source = "argument";
-  if (!o.texts.empty()) {
-    emails = o.texts;
-  } else {
-    const std::string file = o.file.empty() ? "-" : o.file;
-    source = file == "-" ? "stdin" : file;
+  std::vector<std::string> emails, wheres;
+  std::string source = o.texts.empty() ? "stdin" : "argument";
+  for (size_t i = 0; i < o.texts.size(); ++i) {
+    const std::string& text = o.texts[i];
+    struct stat st;
+    if (text != "-" && ::stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      spdlog::warn(
+          "argument {} names a file, but its words are what is classified; to read the "
+          "file, use -f {}",
+          i + 1, text);
+    }
+    emails.push_back(text == "-" ? read_input("-") : text);
+    wheres.push_back(text == "-" ? "stdin" : "argument " + std::to_string(i + 1));
+  }
+  const std::vector<std::string> files =
+      o.texts.empty() && o.files.empty() ? std::vector<std::string>{"-"} : o.files;
+  for (const auto& file : files) {
+    const std::string where = file == "-" ? "stdin" : file;
     std::string all = read_input(file);
     if (o.lines) {
-      emails = split_lines(all);
-      if (emails.empty()) throw InputError(source + ": no non-empty lines");
+      const auto lines = split_lines(all);
+      if (lines.empty()) throw InputError(where + ": no non-empty lines");
+      emails.insert(emails.end(), lines.begin(), lines.end());
+      wheres.resize(emails.size(), where);
     } else {
       emails.push_back(std::move(all));
+      wheres.push_back(where);
     }
   }
+  if (files.size() == 1 && o.texts.empty()) source = wheres.front();
   std::vector<MailText> mails(emails.size());
-  std::vector<std::string> wheres(emails.size(), source);
   if (!o.lines) {
     for (size_t i = 0; i < emails.size(); ++i) {
-      if (!o.texts.empty()) wheres[i] = source + " " + std::to_string(i + 1);
       mails[i] = model_text(o, std::move(emails[i]), wheres[i]);
       emails[i] = mails[i].text;
     }
@@ -157,8 +172,10 @@ void run(const ClassifyOptions& o) {
 void add_classify_command(CLI::App& app) {
   auto opts = std::make_shared<ClassifyOptions>();
   auto* cmd = app.add_subcommand("classify", "Label emails: LABEL<TAB>CONFIDENCE per email");
-  cmd->add_option("text", opts->texts, "Emails to classify, one per argument");
-  cmd->add_option("-f,--file", opts->file, "Read one email from FILE ('-' for stdin)");
+  cmd->add_option("text", opts->texts, "Emails to classify, one per argument ('-': stdin)");
+  cmd->add_option("-f,--file", opts->files,
+                  "Read one email from FILE ('-' for stdin); repeat for several, one line each")
+      ->allow_extra_args(false);
   cmd->add_flag("--lines", opts->lines, "Every non-empty line of the input is one email");
   add_model_option(*cmd, opts->model);
   cmd->add_option("-k,--top-k", opts->k, "Print the K best labels with their scores")

@@ -135,6 +135,28 @@ TEST_F(Cli, ClassifyFileDashAndStdinAgree) {
   EXPECT_EQ(lines_of(two.out).size(), 1u) << two.out;
 }
 
+// Several -f give one line each, in order; "-" as an argument is stdin; an argument that names a
+// file is still classified as words, with a warning pointing at -f.
+TEST_F(Cli, ClassifySeveralFilesDashAndFileNamedArguments) {
+  const std::string a = write("a.txt", "where is my order"), b = write("b.txt", "cancel my order");
+  const Result one_each =
+      run("classify -m " + quote(kModel) + " -f " + quote(a) + " -f " + quote(b));
+  ASSERT_EQ(one_each.code, 0) << one_each.err;
+  const Result first = run("classify -m " + quote(kModel) + " -f " + quote(a));
+  const Result second = run("classify -m " + quote(kModel) + " -f " + quote(b));
+  EXPECT_EQ(one_each.out, first.out + second.out);
+
+  const Result dash =
+      run("classify -m " + quote(kModel) + " - 'cancel my order'", "where is my order");
+  ASSERT_EQ(dash.code, 0) << dash.err;
+  EXPECT_EQ(dash.out, first.out + second.out);
+
+  const Result named = run("classify -m " + quote(kModel) + " " + quote(a));
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_NE(named.err.find("names a file"), std::string::npos) << named.err;
+  EXPECT_NE(named.err.find("-f " + a), std::string::npos) << named.err;
+}
+
 TEST_F(Cli, ClassifyLinesMakesEveryNonEmptyLineAnEmail) {
   const std::string input = "where is my order\n\n   \nplease cancel my order\r\nthanks a lot";
   const std::string want =
