@@ -1,23 +1,45 @@
 #!/usr/bin/env bash
-# Reproduces the two built-in models from the committed Crumb data: models/crumb.json (sinusoidal
-# positions) and models/crumb-nopos.json (the same architecture, data, options and seed, without
-# positions), then evaluates both on the test split. Deterministic: the same files every time.
+# Reproduces the two built-in models: models/crumb.json (sinusoidal positions) and
+# models/crumb-nopos.json (the same architecture, data, options and seed, without positions),
+# then evaluates both on the synthetic test split and the hand-written real-test set.
+# Deterministic: the same files every time.
+#
+# Training data: the synthetic training split and the hand-written training mail, the latter
+# three times over so that real mail weighs about as much as the generator's; validation (best
+# epoch and the temperature) on hand-written validation mail only (data/crumb/README.md).
+# Environment (bench/crumb_real.py uses these): CRUMB_HAND_TRAIN, CRUMB_HAND_VALID replace the
+# hand-written files, CRUMB_OUT_DIR the models/ folder, CRUMB_ONLY=crumb trains only the first
+# model and evaluates nothing; --print-training-files lists the training files and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 router=${ROUTER:-build/apps/router}
+hand_train=${CRUMB_HAND_TRAIN:-data/crumb/hand/train.jsonl}
+hand_valid=${CRUMB_HAND_VALID:-data/crumb/hand/valid.jsonl}
+out=${CRUMB_OUT_DIR:-models}
+training_files=(data/crumb/train.jsonl "$hand_train" "$hand_train" "$hand_train")
+if [ "${1:-}" = --print-training-files ]; then
+  printf '%s\n' "${training_files[@]}"
+  exit 0
+fi
 if "$router" --version | grep -q AVX-512; then
   echo "train-crumb: $router uses AVX-512, which rounds otherwise than the 256-bit vectors the" \
     "committed models were trained with; configure with -DROUTER_AVX512=OFF to reproduce them" >&2
 fi
-labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry
-options=(--train data/crumb/train.jsonl --valid data/crumb/valid.jsonl --labels "$labels"
-         --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 128 --vocab-size 4000
-         --epochs 12 --patience 12 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cat "${training_files[@]}" > "$tmp/train.jsonl"
+labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry,other
+options=(--train "$tmp/train.jsonl" --valid "$hand_valid" --labels "$labels"
+         --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 256 --vocab-size 6000
+         --epochs 16 --patience 16 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1 --token-dropout 0.1 --ema 0.998
          --seed 42 --threads 2)
-"$router" train "${options[@]}" --positional sinusoidal -o models/crumb.json
-"$router" train "${options[@]}" --positional none -o models/crumb-nopos.json
-for m in models/crumb.json models/crumb-nopos.json; do
-  echo "== $m"
-  "$router" eval data/crumb/test.jsonl -m "$m"
+"$router" train "${options[@]}" --positional sinusoidal -o "$out/crumb.json"
+[ "${CRUMB_ONLY:-}" = crumb ] && exit 0
+"$router" train "${options[@]}" --positional none -o "$out/crumb-nopos.json"
+for m in "$out/crumb.json" "$out/crumb-nopos.json"; do
+  for split in data/crumb/test.jsonl data/crumb/real-test.jsonl; do
+    echo "== $m on $split"
+    "$router" eval "$split" -m "$m"
+  done
 done

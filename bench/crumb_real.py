@@ -1,0 +1,183 @@
+#!/usr/bin/python3
+"""The built-in models on hand-written mail, side by side with fastText trained on the same data.
+
+Scores every model on data/crumb/real-test.jsonl (hand-written by writers who wrote no training
+mail), data/crumb/long-test.jsonl (long emails whose request comes last) and the synthetic test
+split: accuracy, macro-F1, swap-pair accuracy (both emails of a pair right), expected calibration
+error (15 equal-width bins of the top probability), recall of `other`, and the share of business
+mail sent to `other`. fastText gets the training set scripts/train-crumb.sh builds (synthetic and
+hand-written mail) and its own best settings: autotune for --autotune seconds against the same
+hand-written validation mail router calibrates on. With --cross-writer, also trains the built-in
+recipe once per hand-written training writer without that writer's mail and scores it on that
+writer's mail. Usage (from the project root, after scripts/build.sh):
+
+    bench/crumb_real.py [--router build/apps/router] [--autotune 300] [--cross-writer]
+"""
+import argparse
+import collections
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+BUSINESS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
+            "order_status", "feedback", "general_inquiry"]
+
+
+def load(path):
+    with open(path, encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def save(path, records):
+    with open(path, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+
+
+def one_line(text):
+    return " ".join(text.split())
+
+
+def scores(records, predicted, confidence):
+    """A dict of the measures above; `predicted` and `confidence` follow `records`."""
+    n = len(records)
+    right = [p == r["label"] for p, r in zip(predicted, records)]
+    labels = sorted({r["label"] for r in records} | set(predicted))
+    f1s = []
+    for label in sorted({r["label"] for r in records}):
+        tp = sum(p == label and r["label"] == label for p, r in zip(predicted, records))
+        fp = sum(p == label and r["label"] != label for p, r in zip(predicted, records))
+        fn = sum(p != label and r["label"] == label for p, r in zip(predicted, records))
+        f1s.append(2 * tp / max(1, 2 * tp + fp + fn))
+    pairs = collections.defaultdict(list)
+    for ok, r in zip(right, records):
+        if r.get("pair"):
+            pairs[r["pair"]].append(ok)
+    bins = [[0, 0.0, 0] for _ in range(15)]  # count, confidence sum, right
+    for ok, c in zip(right, confidence):
+        b = bins[min(14, int(c * 15))]
+        b[0] += 1
+        b[1] += c
+        b[2] += ok
+    ece = sum(abs(b[1] - b[2]) for b in bins) / n
+    other = [p for p, r in zip(predicted, records) if r["label"] == "other"]
+    business = [p for p, r in zip(predicted, records) if r["label"] in BUSINESS]
+    return {
+        "n": n,
+        "accuracy": sum(right) / n,
+        "macro_f1": sum(f1s) / len(f1s),
+        "pairs": (sum(all(g) for g in pairs.values()), len(pairs)),
+        "ece": ece,
+        "other_recall": sum(p == "other" for p in other) / len(other) if other else None,
+        "business_to_other": sum(p == "other" for p in business) / len(business) if business else None,
+        "labels": labels,
+    }
+
+
+def router_predict(router, model, path, workdir):
+    out = os.path.join(workdir, "labelled.jsonl")
+    subprocess.run([router, "-q", "batch", path, "-m", model, "-o", out], check=True)
+    preds = [r["prediction"] for r in load(out)]
+    return [p["label"] for p in preds], [p["confidence"] for p in preds]
+
+
+def fasttext_train(train, valid, workdir, seconds):
+    def write(path, records):
+        with open(path, "w", encoding="utf-8") as f:
+            for r in records:
+                f.write(f"__label__{r['label']} {one_line(r['text'])}\n")
+    train_txt, valid_txt = os.path.join(workdir, "ft_train.txt"), os.path.join(workdir, "ft_valid.txt")
+    write(train_txt, train)
+    write(valid_txt, valid)
+    model = os.path.join(workdir, "ft")
+    subprocess.run(["fasttext", "supervised", "-input", train_txt, "-output", model,
+                    "-autotune-validation", valid_txt, "-autotune-duration", str(seconds),
+                    "-thread", "2", "-verbose", "0"], check=True)
+    return model + ".bin"
+
+
+def fasttext_predict(model, records, workdir):
+    test_txt = os.path.join(workdir, "ft_test.txt")
+    with open(test_txt, "w", encoding="utf-8") as f:
+        for r in records:
+            f.write(one_line(r["text"]) + "\n")
+    out = subprocess.run(["fasttext", "predict-prob", model, test_txt], check=True,
+                         capture_output=True, text=True).stdout.split("\n")
+    labels, conf = [], []
+    for line in out:
+        if line:
+            label, prob = line.split(" ")[:2]
+            labels.append(label.replace("__label__", ""))
+            conf.append(min(1.0, float(prob)))
+    return labels, conf
+
+
+def row(name, s):
+    pairs = f"{100 * s['pairs'][0] / max(1, s['pairs'][1]):.1f}% ({s['pairs'][0]}/{s['pairs'][1]})"
+    other = "-" if s["other_recall"] is None else f"{100 * s['other_recall']:.1f}%"
+    to_other = "-" if s["business_to_other"] is None else f"{100 * s['business_to_other']:.1f}%"
+    return (f"| {name} | {s['n']} | {100 * s['accuracy']:.1f}% | {s['macro_f1']:.3f} | {pairs} | "
+            f"{s['ece']:.3f} | {other} | {to_other} |")
+
+
+def training_set(root, hand_train):
+    """The records scripts/train-crumb.sh trains on, read back from its own file list."""
+    out = subprocess.run(["scripts/train-crumb.sh", "--print-training-files"], check=True,
+                         capture_output=True, text=True,
+                         env={**os.environ, "CRUMB_HAND_TRAIN": hand_train}).stdout.split()
+    records = []
+    for path in out:
+        records += load(path)
+    return records
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--router", default="build/apps/router")
+    ap.add_argument("--models", default="models/crumb.json,models/crumb-nopos.json")
+    ap.add_argument("--autotune", type=int, default=300, help="fastText autotune seconds")
+    ap.add_argument("--cross-writer", action="store_true")
+    a = ap.parse_args()
+    data = "data/crumb"
+    sets = [("real-test", f"{data}/real-test.jsonl"), ("long-test", f"{data}/long-test.jsonl"),
+            ("synthetic test", f"{data}/test.jsonl")]
+    print("| model | emails | accuracy | macro-F1 | pairs | ECE | other recall | business to other |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    with tempfile.TemporaryDirectory() as tmp:
+        for set_name, path in sets:
+            records = load(path)
+            for model in a.models.split(","):
+                s = scores(records, *router_predict(a.router, model, path, tmp))
+                print(row(f"{set_name}: router {model}", s), flush=True)
+        if a.autotune > 0:
+            train = training_set(".", f"{data}/hand/train.jsonl")
+            ft = fasttext_train(train, load(f"{data}/hand/valid.jsonl"), tmp, a.autotune)
+            for set_name, path in sets:
+                records = load(path)
+                s = scores(records, *fasttext_predict(ft, records, tmp))
+                print(row(f"{set_name}: fastText (autotuned {a.autotune} s)", s), flush=True)
+        if a.cross_writer:
+            hand = load(f"{data}/hand/train.jsonl") + load(f"{data}/hand/valid.jsonl")
+            for writer in sorted({r["writer"] for r in hand}):
+                held = [r for r in hand if r["writer"] == writer]
+                rest_train = [r for r in load(f"{data}/hand/train.jsonl") if r["writer"] != writer]
+                rest_valid = [r for r in load(f"{data}/hand/valid.jsonl") if r["writer"] != writer]
+                paths = {k: os.path.join(tmp, f"{k}.jsonl") for k in ("train", "valid", "held")}
+                save(paths["train"], rest_train)
+                save(paths["valid"], rest_valid)
+                save(paths["held"], held)
+                env = {**os.environ, "CRUMB_HAND_TRAIN": paths["train"],
+                       "CRUMB_HAND_VALID": paths["valid"], "CRUMB_OUT_DIR": tmp,
+                       "CRUMB_ONLY": "crumb", "ROUTER": a.router}
+                subprocess.run(["scripts/train-crumb.sh"], check=True, env=env,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                s = scores(held, *router_predict(a.router, os.path.join(tmp, "crumb.json"),
+                                                 paths["held"], tmp))
+                print(row(f"cross-writer: {writer} held out", s), flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

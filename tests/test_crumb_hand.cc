@@ -1,0 +1,150 @@
+// The hand-written Crumb corpus (data/crumb/README.md, "Hand-written mail"): every record is
+// well formed with one of the nine labels, ids are unique across all files, every swap pair holds
+// two emails with different labels made of the same tokens (router's own pre-tokens of the
+// normalised text), the training corpus has the size its brief asked for, and the test files
+// share no writer and no email of six or more tokens with anything a model learns from.
+#include <algorithm>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "test_support.h"
+#include "text/normalize.h"
+#include "text/pretokenize.h"
+
+namespace router {
+namespace {
+
+const std::vector<std::string> kLabels = {"refund_item",  "refund_delivery_fee", "replace_item",
+                                          "cancel_order", "change_order",        "order_status",
+                                          "feedback",     "general_inquiry",     "other"};
+
+struct Email {
+  std::string id, text, label, pair, writer, where;
+};
+
+std::vector<Email> load(const std::string& relative) {
+  std::vector<Email> out;
+  const std::string text = test::slurp(test::source_path(relative));
+  EXPECT_FALSE(text.empty()) << relative << " is missing or empty";
+  int line = 0;
+  for (const auto& r : test::parse_jsonl(text)) {
+    ++line;
+    Email e;
+    e.where = relative + ":" + std::to_string(line);
+    EXPECT_EQ(r.size(), 5u) << e.where << ": keys must be id, text, label, pair, writer";
+    e.id = r.at("id").get<std::string>();
+    e.text = r.at("text").get<std::string>();
+    e.label = r.at("label").get<std::string>();
+    e.pair = r.at("pair").is_null() ? "" : r.at("pair").get<std::string>();
+    e.writer = r.at("writer").get<std::string>();
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+const std::vector<std::string> kTrainFiles = {"data/crumb/hand/train.jsonl",
+                                              "data/crumb/hand/valid.jsonl"};
+const std::vector<std::string> kTestFiles = {"data/crumb/real-test.jsonl",
+                                             "data/crumb/long-test.jsonl"};
+
+std::vector<Email> load_all(const std::vector<std::string>& files) {
+  std::vector<Email> all;
+  for (const auto& f : files) {
+    auto part = load(f);
+    all.insert(all.end(), part.begin(), part.end());
+  }
+  return all;
+}
+
+std::vector<std::string> sorted_tokens(const std::string& text) {
+  const std::string norm = normalize(text);
+  std::vector<std::string> out;
+  for (auto t : pretokenize(norm)) out.emplace_back(t);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
+  std::set<std::string> ids;
+  for (const auto& e : load_all({kTrainFiles[0], kTrainFiles[1], kTestFiles[0], kTestFiles[1]})) {
+    EXPECT_TRUE(ids.insert(e.id).second) << e.where << ": id " << e.id << " used twice";
+    EXPECT_NE(std::find(kLabels.begin(), kLabels.end(), e.label), kLabels.end())
+        << e.where << ": unknown label " << e.label;
+    EXPECT_FALSE(sorted_tokens(e.text).empty()) << e.where << ": no words";
+  }
+}
+
+TEST(CrumbHand, PairsHaveTheSameTokensAndDifferentLabels) {
+  for (const auto& files : {kTrainFiles, std::vector<std::string>{kTestFiles[0]}}) {
+    std::map<std::string, std::vector<Email>> pairs;
+    for (auto& e : load_all(files)) {
+      if (!e.pair.empty()) pairs[e.pair].push_back(e);
+    }
+    EXPECT_FALSE(pairs.empty());
+    for (const auto& [id, members] : pairs) {
+      ASSERT_EQ(members.size(), 2u) << "pair " << id << " has " << members.size() << " emails";
+      const Email &a = members[0], &b = members[1];
+      EXPECT_NE(a.label, b.label) << "pair " << id << ": both sides are " << a.label;
+      EXPECT_EQ(sorted_tokens(a.text), sorted_tokens(b.text))
+          << "pair " << id << ": token multisets differ\n  " << a.text << "\n  " << b.text;
+    }
+  }
+}
+
+TEST(CrumbHand, TrainingCorpusHasTheSizeAsked) {
+  const auto all = load_all(kTrainFiles);
+  std::map<std::string, int> per_label;
+  std::set<std::string> writers;
+  int paired = 0;
+  for (const auto& e : all) {
+    ++per_label[e.label];
+    writers.insert(e.writer);
+    paired += !e.pair.empty();
+  }
+  EXPECT_GE(all.size(), 3000u);
+  EXPECT_GE(writers.size(), 6u);
+  for (const auto& label : kLabels) EXPECT_GE(per_label[label], 300) << label;
+  EXPECT_GE(paired * 10, static_cast<int>(all.size()) * 3) << "under 30% of emails in pairs";
+}
+
+TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
+  std::set<std::string> train_writers, train_texts;
+  for (const auto& e : load_all(kTrainFiles)) {
+    train_writers.insert(e.writer);
+    train_texts.insert(normalize(e.text));
+  }
+  for (const char* split : {"train", "valid", "test", "dev"}) {
+    const std::string path = std::string("data/crumb/") + split + ".jsonl";
+    for (const auto& r : test::parse_jsonl(test::slurp(test::source_path(path)))) {
+      train_texts.insert(normalize(r.at("text").get<std::string>()));
+    }
+  }
+  std::map<std::string, int> per_label;
+  int paired = 0, n = 0;
+  for (const auto& e : load(kTestFiles[0])) {
+    EXPECT_EQ(train_writers.count(e.writer), 0u)
+        << e.where << ": " << e.writer << " wrote training mail";
+    // "hi", "ok thanks", "Sent from my iPhone": a real inbox holds such mail many times over.
+    if (sorted_tokens(e.text).size() >= 6) {
+      EXPECT_EQ(train_texts.count(normalize(e.text)), 0u) << e.where << ": also in training data";
+    }
+    ++per_label[e.label];
+    paired += !e.pair.empty();
+    ++n;
+  }
+  for (const auto& label : kLabels) EXPECT_GE(per_label[label], 50) << label;
+  EXPECT_GE(paired * 10, n * 3) << "under 30% of real-test in pairs";
+  for (const auto& e : load(kTestFiles[1])) {
+    EXPECT_EQ(train_writers.count(e.writer), 0u) << e.where;
+    EXPECT_EQ(train_texts.count(normalize(e.text)), 0u) << e.where << ": also in training data";
+  }
+}
+
+}  // namespace
+}  // namespace router

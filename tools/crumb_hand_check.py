@@ -1,0 +1,77 @@
+#!/usr/bin/env python3
+"""Checks hand-written Crumb email files (JSON Lines) against data/crumb/GUIDELINES.md's format.
+
+Each line: {"id": str, "text": str, "label": one of the nine labels, "pair": null or str,
+"writer": str}. Ids are unique; a pair id is shared by exactly two emails whose labels differ and
+whose tokens (words and punctuation marks, case ignored) are the same multiset. Prints counts per
+label and the share of emails in pairs; exits 1 with one line per problem.
+Usage: tools/crumb_hand_check.py FILE.jsonl [FILE.jsonl ...]
+"""
+import collections
+import json
+import re
+import sys
+
+LABELS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
+          "order_status", "feedback", "general_inquiry", "other"]
+TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def tokens(text):
+    return collections.Counter(t.lower() for t in TOKEN.findall(text))
+
+
+def main(paths):
+    problems, seen, pairs = [], set(), collections.defaultdict(list)
+    per_label, total = collections.Counter(), 0
+    for path in paths:
+        with open(path, encoding="utf-8") as f:
+            for n, line in enumerate(f, 1):
+                where = f"{path}:{n}"
+                if not line.strip():
+                    continue
+                try:
+                    r = json.loads(line)
+                except json.JSONDecodeError as e:
+                    problems.append(f"{where}: not JSON ({e})")
+                    continue
+                if set(r) != {"id", "text", "label", "pair", "writer"}:
+                    problems.append(f"{where}: keys must be id, text, label, pair, writer")
+                    continue
+                if r["id"] in seen:
+                    problems.append(f"{where}: id {r['id']} used twice")
+                seen.add(r["id"])
+                if r["label"] not in LABELS:
+                    problems.append(f"{where}: unknown label {r['label']!r}")
+                if not isinstance(r["text"], str) or not r["text"].strip():
+                    problems.append(f"{where}: empty text")
+                total += 1
+                per_label[r["label"]] += 1
+                if r["pair"] is not None:
+                    pairs[r["pair"]].append((where, r))
+    in_pairs = 0
+    for pid, members in pairs.items():
+        if len(members) != 2:
+            problems.append(f"pair {pid}: {len(members)} emails, not 2 ({members[0][0]})")
+            continue
+        (wa, a), (wb, b) = members
+        in_pairs += 2
+        if a["label"] == b["label"]:
+            problems.append(f"pair {pid} ({wa}, {wb}): both sides are {a['label']}")
+        ta, tb = tokens(a["text"]), tokens(b["text"])
+        if ta != tb:
+            only_a = sorted((ta - tb).elements())
+            only_b = sorted((tb - ta).elements())
+            problems.append(f"pair {pid} ({wa}, {wb}): tokens differ: only in first {only_a}, "
+                            f"only in second {only_b}")
+    for label in LABELS:
+        print(f"{label:20} {per_label[label]:5}")
+    share = in_pairs / total if total else 0
+    print(f"{'total':20} {total:5}   in pairs {in_pairs} ({share:.1%})")
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
