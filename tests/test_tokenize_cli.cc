@@ -98,7 +98,7 @@ TEST_F(TokenizeCli, PiecesMatchIds) {
 TEST_F(TokenizeCli, LongTextIsCutToMaxLen) {
   const auto model = router::builtin_model();
   std::string long_text;
-  for (int i = 0; i < 100; ++i) long_text += "please refund the delivery fee ";
+  for (int i = 0; i < 200; ++i) long_text += "please refund the delivery fee ";
   const Result r = run("tokenize " + quote(write_jsonl({long_text})));
   ASSERT_EQ(r.code, 0) << r.err;
   const auto lines = json_lines(r.out);
