@@ -39,9 +39,10 @@ struct BatchOptions {
   std::string model;
   int k = 3;
   int threads = 0;
-  double min_confidence = -1;  // < 0: off
-  bool skip_invalid = false;
-  std::string format = "auto";  // auto | json | mbox
+  double min_confidence = -1;       // < 0: off
+  bool skip_invalid = false;        // the old spelling of --on-error skip
+  std::string on_error = "record";  // record | skip | fail
+  std::string format = "auto";      // auto | json | mbox
   bool no_header_rules = false;
 };
 
@@ -198,6 +199,15 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
   serialise(model, o, s);
 }
 
+// The output line of a record that could not be labelled: the record as read (for a message, its
+// header fields), or {} when it could not be read, with "error" saying why.
+std::string error_record(const Slot& s) {
+  ojson value = s.value.is_object() ? s.value : ojson::object();
+  value.erase("prediction");
+  value["error"] = s.error;
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 // The "pair" id of a record: a string as is, any other value as its JSON text, "" if none.
 std::string pair_id(const ojson& value) {
   auto it = value.find("pair");
@@ -205,7 +215,8 @@ std::string pair_id(const ojson& value) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-void run(const BatchOptions& o) {
+void run(BatchOptions o) {
+  if (o.skip_invalid) o.on_error = "skip";
   check_not_input(o.input, o.output);
   check_writable(o.output);
   const Model model = load_model_or_default(o.model);
@@ -253,9 +264,9 @@ void run(const BatchOptions& o) {
         s.where = std::move(r.where);
       } catch (const InputError& e) {
         s.error = e.what();
-        // Without --skip-invalid this record ends the run; the records before it in this chunk
-        // are still checked first, so the error reported is the first one in the file.
-        if (!o.skip_invalid) end = true;
+        // With --on-error fail this record ends the run; the records before it in this chunk
+        // are still labelled and written first, so the error reported is the first in the file.
+        if (o.on_error == "fail") end = true;
       }
       chunk.push_back(std::move(s));
       if (end) break;
@@ -266,10 +277,18 @@ void run(const BatchOptions& o) {
     buffer.clear();
     for (Slot& s : chunk) {
       if (!s.error.empty()) {
-        if (!o.skip_invalid) throw InputError(s.error);
-        // At error level so that -q (errors only) still shows what was left out.
-        spdlog::error("skipped {}", s.error);
+        if (o.on_error == "fail") {
+          out.write(buffer);  // what came before stays written (on stdout; a file stays absent)
+          throw InputError(s.error);
+        }
+        // At error level so that -q (errors only) still shows what was not labelled.
+        spdlog::error("{} {}", o.on_error == "skip" ? "skipped" : "not labelled:", s.error);
         ++skipped;
+        if (o.on_error == "skip") continue;
+        buffer += array ? (first ? "\n" : ",\n") : "";
+        buffer += error_record(s);
+        if (!array) buffer += '\n';
+        first = false;
         continue;
       }
       if (s.had_prediction && !warned_prediction) {
@@ -323,9 +342,10 @@ void run(const BatchOptions& o) {
     std::fputs(report.c_str(), stderr);
   }
   if (skipped > 0) {
-    throw Error(ExitCode::kSkipped, "skipped " + std::to_string(skipped) +
-                                        " invalid record(s) (--skip-invalid); labelled the other " +
-                                        std::to_string(done));
+    throw Error(ExitCode::kSkipped,
+                std::to_string(skipped) + " record(s) could not be labelled (" +
+                    (o.on_error == "skip" ? "skipped" : "written with an \"error\" field") +
+                    "); labelled the other " + std::to_string(done));
   }
 }
 
@@ -354,9 +374,13 @@ void add_batch_command(CLI::App& app) {
   cmd->add_option("--min-confidence", o->min_confidence,
                   "Label predictions less confident than this \"needs_review\"")
       ->check(CLI::Range(0.0, 1.0));
-  cmd->add_flag("--skip-invalid", o->skip_invalid,
-                "Skip bad records (each reported on stderr) and exit with code 6, instead of "
-                "stopping at the first with code 3");
+  cmd->add_option("--on-error", o->on_error,
+                  "A record or message that cannot be labelled: record (write it with an "
+                  "\"error\" field instead of a prediction), skip (leave it out), or fail (stop "
+                  "there, exit 3); record and skip report each on stderr and exit 6 at the end")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"record", "skip", "fail"}));
+  cmd->add_flag("--skip-invalid", o->skip_invalid, "The same as --on-error skip");
   cmd->add_option("--threads", o->threads, "Threads (0 = all cores); never changes the output")
       ->capture_default_str()
       ->check(CLI::Range(0, 256));
@@ -369,8 +393,9 @@ void add_batch_command(CLI::App& app) {
       "When records carry a \"label\", an evaluation summary goes to stderr at the end.\n"
       "An mbox gives one {\"message_id\", \"from\", \"date\", \"subject\", \"prediction\"}\n"
       "per message; the model sees the subject and text part, quotes and signature cut.\n"
-      "Exit codes: 0 ok, 2 usage (e.g. -o is the input), 3 bad input (file:line named, no\n"
-      "output file written), 4 bad model, 5 cannot write, 6 records skipped by --skip-invalid.\n");
+      "Exit codes: 0 ok, 2 usage (e.g. -o is the input), 3 bad input with --on-error fail\n"
+      "(file:line named, no output file written), 4 bad model, 5 cannot write, 6 some records\n"
+      "could not be labelled (written with \"error\", or skipped).\n");
   // -v / -q work after the subcommand too (`router batch in.jsonl -v`): the top level takes them.
   cmd->fallthrough();
   cmd->callback([o] { run(*o); });

@@ -263,7 +263,7 @@ TEST_F(BatchCli, MalformedLineIsExit3NamingFileAndLineWithNoOutputFile) {
   data += records(3);
   const std::string in = write("bad.jsonl", data);
   const std::string out = tmp_.path("out.jsonl");
-  const Result r = router(tmp_, "batch " + quote(in) + " -o " + quote(out) + m());
+  const Result r = router(tmp_, "batch --on-error fail " + quote(in) + " -o " + quote(out) + m());
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find(in + ":1501"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
@@ -288,18 +288,19 @@ TEST_F(BatchCli, BadRecordsAreNamed) {
     const std::string in =
         write("bad.jsonl", "{\"text\": \"where is my order 5\"}\n" + c.line + "\n");
     const std::string out = tmp_.path("out.jsonl");
-    const Result r = router(tmp_, "batch " + quote(in) + " -o " + quote(out) + m());
+    const Result r = router(tmp_, "batch --on-error fail " + quote(in) + " -o " + quote(out) + m());
     EXPECT_EQ(r.code, 3) << c.line << ": " << r.err;
     EXPECT_NE(r.err.find(in + ":2: " + c.message), std::string::npos) << c.line << ": " << r.err;
     EXPECT_FALSE(fs::exists(out)) << c.line;
   }
   // In a JSON array the message names the index.
   const std::string in = write("bad.json", R"([{"text": "cancel order 4"}, {"id": 2}])");
-  const Result r = router(tmp_, "batch " + quote(in) + m());
+  const Result r = router(tmp_, "batch --on-error fail " + quote(in) + m());
   EXPECT_EQ(r.code, 3);
   EXPECT_NE(r.err.find(in + ":[1]: missing \"text\""), std::string::npos) << r.err;
   // A top-level value that is neither an array nor objects.
-  const Result scalar = router(tmp_, "batch " + quote(write("n.json", "42\n")) + m());
+  const Result scalar =
+      router(tmp_, "batch --on-error fail " + quote(write("n.json", "42\n")) + m());
   EXPECT_EQ(scalar.code, 3);
   EXPECT_NE(scalar.err.find("expected a JSON object"), std::string::npos) << scalar.err;
 }
@@ -314,7 +315,7 @@ TEST_F(BatchCli, SkipInvalidLabelsTheRestAndExits6) {
   EXPECT_EQ(r.code, 6) << r.err;
   EXPECT_NE(r.err.find(in + ":2"), std::string::npos) << r.err;
   EXPECT_NE(r.err.find(in + ":3: missing \"text\""), std::string::npos) << r.err;
-  EXPECT_NE(r.err.find("skipped 2 invalid record(s)"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("2 record(s) could not be labelled (skipped)"), std::string::npos) << r.err;
   const auto got = parse_jsonl(slurp(out));
   ASSERT_EQ(got.size(), 4u);
   for (int i = 0; i < 4; ++i) {

@@ -85,7 +85,8 @@ TEST_F(Hostile, InvalidUtf8IsReadWithReplacementCharacters) {
   // The same bytes inside a JSON string are not JSON: the record is named, nothing is written.
   const std::string in =
       write("bad.jsonl", "{\"text\": \"cancel my order\"}\n{\"text\": \"where \xFF\xFE is it\"}\n");
-  const auto r = router("batch " + quote(in) + " -o " + quote(tmp_.path("out.jsonl")));
+  const auto r =
+      router("batch --on-error fail " + quote(in) + " -o " + quote(tmp_.path("out.jsonl")));
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find(in + ":2: malformed JSON"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp_.path("out.jsonl")));
@@ -115,7 +116,7 @@ TEST_F(Hostile, OnlyWhiteSpaceIsAnInputError) {
     EXPECT_TRUE(r.out.empty());
     EXPECT_THROW(tiny().encode(text), router::InputError);
     const std::string in = write("ws.jsonl", ojson{{"text", text}}.dump() + "\n");
-    const auto b = router("batch " + quote(in));
+    const auto b = router("batch --on-error fail " + quote(in));
     EXPECT_EQ(b.code, 3) << b.err;
     EXPECT_NE(b.err.find(in + ":1: \"text\" is empty"), std::string::npos) << b.err;
   }
@@ -203,16 +204,17 @@ TEST_F(Hostile, DeeplyNestedJsonIsRefusedWithoutRecursingDeep) {
                                "{\"text\": \"cancel my order\"}\n{\"text\": \"x\", "
                                "\"meta\": " +
                                    deep + "}\n");
-  const auto r = router("batch " + quote(in) + " -o " + quote(tmp_.path("out.jsonl")));
+  const auto r =
+      router("batch --on-error fail " + quote(in) + " -o " + quote(tmp_.path("out.jsonl")));
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find(in + ":2: JSON nested deeper than 64 levels"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(tmp_.path("out.jsonl")));
   // The same inside a JSON array, and as the whole file.
   const std::string arr = write("deep.json", "[{\"text\": \"x\", \"meta\": " + deep + "}]");
-  const auto a = router("batch " + quote(arr));
+  const auto a = router("batch --on-error fail " + quote(arr));
   EXPECT_EQ(a.code, 3) << a.err;
   EXPECT_NE(a.err.find("nested deeper than 64"), std::string::npos) << a.err;
-  const auto s = router("batch " + quote(write("deep2.json", deep)));
+  const auto s = router("batch --on-error fail " + quote(write("deep2.json", deep)));
   EXPECT_EQ(s.code, 3) << s.err;
   // --skip-invalid skips just that record.
   const auto k = router("batch " + quote(in) + " --skip-invalid");
@@ -236,7 +238,7 @@ TEST_F(Hostile, HundredThousandRecordsWithOneBadInTheMiddle) {
   }
   const std::string in = write("many.jsonl", data);
   const std::string out = tmp_.path("out.jsonl");
-  const auto r = router("batch " + quote(in) + " -o " + quote(out));
+  const auto r = router("batch --on-error fail " + quote(in) + " -o " + quote(out));
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find(in + ":50001: malformed JSON"), std::string::npos) << r.err;
   EXPECT_FALSE(fs::exists(out));
@@ -244,7 +246,7 @@ TEST_F(Hostile, HundredThousandRecordsWithOneBadInTheMiddle) {
   const auto k = router("batch " + quote(in) + " -o " + quote(out) + " --skip-invalid");
   EXPECT_EQ(k.code, 6) << k.err;
   EXPECT_NE(k.err.find(in + ":50001"), std::string::npos) << k.err;
-  EXPECT_NE(k.err.find("skipped 1 invalid record(s)"), std::string::npos) << k.err;
+  EXPECT_NE(k.err.find("1 record(s) could not be labelled (skipped)"), std::string::npos) << k.err;
   const std::string written = slurp(out);
   std::istringstream lines(written);
   int expect = 0, count = 0;

@@ -328,12 +328,29 @@ TEST(MailCli, ClassifyBrokenEmlExits3) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// --on-error fail stops at the broken message, and what came before it is on stdout.
 TEST(MailCli, BatchMboxStopsAtTheBrokenMessage) {
-  const Result r = router_run("batch " + quote(fixture("inbox.mbox")) + " -m " + quote(kTinyModel));
+  const Result r = router_run("batch --on-error fail " + quote(fixture("inbox.mbox")) + " -m " +
+                              quote(kTinyModel));
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find("inbox.mbox: message 3 (line 22): the message has no text"),
             std::string::npos)
       << r.err;
+  const auto before = parse_jsonl(r.out);
+  ASSERT_EQ(before.size(), 2u) << r.out;
+  EXPECT_EQ(before[1]["message_id"], "m2@example.in");
+}
+
+// By default one bad message never empties a run: it becomes a record with "error", exit 6.
+TEST(MailCli, BatchMboxRecordsTheBrokenMessage) {
+  const Result r = router_run("batch " + quote(fixture("inbox.mbox")) + " -m " + quote(kTinyModel));
+  EXPECT_EQ(r.code, 6) << r.err;
+  const auto records = parse_jsonl(r.out);
+  ASSERT_EQ(records.size(), 4u) << r.out;
+  EXPECT_TRUE(records[0].contains("prediction"));
+  EXPECT_FALSE(records[2].contains("prediction"));
+  EXPECT_NE(records[2]["error"].get<std::string>().find("message 3 (line 22)"), std::string::npos);
+  EXPECT_EQ(records[3]["message_id"], "m4@example.in");
 }
 
 TEST(MailCli, BatchMboxSkipInvalidLabelsTheRest) {
