@@ -4,8 +4,10 @@
 // own, so a record's output depends on that record alone: identical for any --threads, any
 // chunking, and under `parallel --pipe --keep-order` (docs/scaling.md). An mbox is read the same
 // way, one message per record: {"message_id", "from", "date", "subject", "prediction"}.
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -34,7 +36,7 @@ using ojson = nlohmann::ordered_json;
 constexpr size_t kChunk = 1024;
 
 struct BatchOptions {
-  std::string input;
+  std::vector<std::string> inputs;
   std::string output = "-";
   std::string model;
   int k = 3;
@@ -57,6 +59,7 @@ struct Slot {
   bool mail = false;  // an mbox message: `text` holds it raw, then what the model sees
   std::string text;
   std::string rule;  // a mail rule's reason to label the message `other` (input/mail.h)
+  std::string path;  // the file of a message read from a .eml file or a Maildir
 };
 
 // Non-blank lines of a JSON Lines file: the total for the progress bar's ETA. Only called when
@@ -108,30 +111,15 @@ int64_t count_messages(const std::string& path) {
   return count;
 }
 
-// Up to kChunk raw messages into `chunk`; the workers parse them (parse_mail). `count` numbers
-// the messages for error messages.
-void read_mail_chunk(MboxReader& reader, int64_t& count, std::vector<Slot>& chunk, bool& end) {
-  while (chunk.size() < kChunk) {
-    Slot s;
-    int64_t line = 0;
-    if (!reader.next(s.text, line)) {
-      end = true;
-      return;
-    }
-    s.mail = true;
-    s.where = reader.name() + ": message " + std::to_string(++count) + " (line " +
-              std::to_string(line) + ")";
-    chunk.push_back(std::move(s));
-  }
-}
-
 // The raw message in `s.text` -> its header fields in `s.value` and the model's text in `s.text`.
 const std::string& parse_mail(Slot& s) {
+  if (!s.path.empty()) s.value = ojson{{"path", s.path}};
   MailText m = parse_message(s.text, s.where);
-  s.value = ojson{{"message_id", std::move(m.message_id)},
-                  {"from", std::move(m.from)},
-                  {"date", std::move(m.date)},
-                  {"subject", std::move(m.subject)}};
+  if (s.value.is_null()) s.value = ojson::object();
+  s.value["message_id"] = std::move(m.message_id);
+  s.value["from"] = std::move(m.from);
+  s.value["date"] = std::move(m.date);
+  s.value["subject"] = std::move(m.subject);
   s.text = std::move(m.text);
   s.rule = std::move(m.rule);
   return s.text;
@@ -215,20 +203,144 @@ std::string pair_id(const ojson& value) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+// Every input in order as slots: JSON records, the messages of an mbox, a .eml file, or the
+// message files of a folder (a Maildir's new/ then cur/, or every file of a plain folder, each
+// in name order).
+class Inputs {
+ public:
+  Inputs(const std::vector<std::string>& paths, const std::string& format) : format_(format) {
+    for (const auto& p : paths) expand(p);
+  }
+  // True when the only input is one JSON array (the output is then an array too).
+  bool one_json_array() {
+    if (units_.size() != 1 || units_[0].kind != Kind::kJson) return false;
+    open_next();
+    return json_ && json_->format() == DataFormat::kJsonArray;
+  }
+  // The single regular input file and whether it is an mbox, for the progress bar's total.
+  std::optional<std::pair<std::string, bool>> single_file() const {
+    if (units_.size() != 1 || units_[0].kind == Kind::kEml || !regular_file(units_[0].path)) {
+      return std::nullopt;
+    }
+    return std::pair{units_[0].path, units_[0].kind == Kind::kMbox};
+  }
+  // Up to kChunk slots; false when every input is done. A record that cannot be read becomes a
+  // slot with `error`; `stop_at_error` ends the reading there.
+  bool fill(std::vector<Slot>& chunk, bool stop_at_error) {
+    while (chunk.size() < kChunk) {
+      if (!json_ && !mbox_ && next_unit_ >= units_.size() && current_ < 0) return false;
+      if (!json_ && !mbox_ && current_ < 0) open_next();
+      const Unit& u = units_[static_cast<size_t>(current_)];
+      Slot s;
+      if (u.kind == Kind::kEml) {
+        s.mail = true;
+        s.path = s.where = u.path;
+        try {
+          s.text = read_file(u.path);
+        } catch (const IoError& e) {
+          s.error = e.what();
+        }
+        current_ = -1;
+      } else if (mbox_) {
+        int64_t line = 0;
+        if (!mbox_->next(s.text, line)) {
+          mbox_.reset();
+          current_ = -1;
+          continue;
+        }
+        s.mail = true;
+        s.where = mbox_->name() + ": message " + std::to_string(++messages_) + " (line " +
+                  std::to_string(line) + ")";
+      } else {
+        Record r;
+        try {
+          if (!json_->next(r)) {
+            json_.reset();
+            current_ = -1;
+            continue;
+          }
+          s.value = std::move(r.value);
+          s.where = std::move(r.where);
+        } catch (const InputError& e) {
+          s.error = e.what();
+        }
+      }
+      const bool failed = !s.error.empty();
+      chunk.push_back(std::move(s));
+      if (failed && stop_at_error) return false;
+    }
+    return true;
+  }
+
+ private:
+  enum class Kind { kJson, kMbox, kEml };
+  struct Unit {
+    Kind kind;
+    std::string path;
+  };
+
+  void expand(const std::string& path) {
+    struct stat st;
+    if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+      const bool maildir = std::filesystem::is_directory(path + "/cur") ||
+                           std::filesystem::is_directory(path + "/new");
+      for (const char* sub :
+           maildir ? std::vector<const char*>{"/new", "/cur"} : std::vector<const char*>{""}) {
+        const std::string dir = path + sub;
+        if (!std::filesystem::is_directory(dir)) continue;
+        std::vector<std::string> files;
+        for (const auto& e : std::filesystem::directory_iterator(dir)) {
+          if (e.is_regular_file() && e.path().filename().string()[0] != '.') {
+            files.push_back(e.path().string());
+          }
+        }
+        std::sort(files.begin(), files.end());
+        for (auto& f : files) units_.push_back({Kind::kEml, std::move(f)});
+      }
+      return;
+    }
+    if (format_ == "mbox" || (format_ == "auto" && input_is_mbox(path))) {
+      units_.push_back({Kind::kMbox, path});
+    } else if (format_ == "auto" && path != "-" && input_is_message(path)) {
+      units_.push_back({Kind::kEml, path});
+    } else {
+      units_.push_back({Kind::kJson, path});
+    }
+  }
+
+  // True for a file that starts with RFC 5322 headers (a .eml), read up to its first 64 kB.
+  static bool input_is_message(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::string start(1 << 16, '\0');
+    in.read(start.data(), static_cast<std::streamsize>(start.size()));
+    start.resize(static_cast<size_t>(in.gcount()));
+    return looks_like_message(start);
+  }
+
+  void open_next() {
+    if (current_ >= 0 || next_unit_ >= units_.size()) return;
+    current_ = static_cast<int>(next_unit_++);
+    const Unit& u = units_[static_cast<size_t>(current_)];
+    if (u.kind == Kind::kJson) json_.emplace(u.path);
+    if (u.kind == Kind::kMbox) mbox_.emplace(u.path);
+  }
+
+  std::string format_;
+  std::vector<Unit> units_;
+  size_t next_unit_ = 0;
+  int current_ = -1;
+  std::optional<RecordReader> json_;
+  std::optional<MboxReader> mbox_;
+  int64_t messages_ = 0;
+};
+
 void run(BatchOptions o) {
   if (o.skip_invalid) o.on_error = "skip";
-  check_not_input(o.input, o.output);
+  for (const auto& input : o.inputs) check_not_input(input, o.output);
   check_writable(o.output);
   const Model model = load_model_or_default(o.model);
-  const bool mbox = o.format == "mbox" || (o.format == "auto" && input_is_mbox(o.input));
-  std::optional<RecordReader> reader;
-  std::optional<MboxReader> mail_reader;
-  if (mbox) {
-    mail_reader.emplace(o.input);
-  } else {
-    reader.emplace(o.input);
-  }
-  const bool array = reader && reader->format() == DataFormat::kJsonArray;
+  Inputs inputs(o.inputs, o.format);
+  const bool array = inputs.one_json_array();
   const std::optional<double> threshold =
       o.min_confidence >= 0 ? std::optional<double>(o.min_confidence) : std::nullopt;
   // Top-k accuracy only when it says something: with k >= K it is 1 by definition.
@@ -236,8 +348,8 @@ void run(BatchOptions o) {
   MetricsAccumulator metrics(model.labels(), threshold, o.k < K ? o.k : 0);
 
   int64_t total = 0;
-  if (!array && regular_file(o.input) && progress_shown()) {
-    total = mbox ? count_messages(o.input) : count_records(o.input);
+  if (const auto single = inputs.single_file(); single && !array && progress_shown()) {
+    total = single->second ? count_messages(single->first) : count_records(single->first);
   }
   ProgressBar bar("  batch");
   const auto start = std::chrono::steady_clock::now();
@@ -245,32 +357,15 @@ void run(BatchOptions o) {
   OutputFile out(o.output);
   if (array) out.write("[");
   std::vector<Slot> chunk;
-  int64_t done = 0, skipped = 0, truncated = 0, unlabelled = 0, messages = 0;
+  int64_t done = 0, skipped = 0, truncated = 0, unlabelled = 0;
   bool warned_prediction = false, first = true, end = false;
   std::string buffer;
   while (!end) {
     check_interrupted();
     chunk.clear();
-    if (mbox) read_mail_chunk(*mail_reader, messages, chunk, end);
-    while (!mbox && chunk.size() < kChunk) {
-      Slot s;
-      Record r;
-      try {
-        if (!reader->next(r)) {
-          end = true;
-          break;
-        }
-        s.value = std::move(r.value);
-        s.where = std::move(r.where);
-      } catch (const InputError& e) {
-        s.error = e.what();
-        // With --on-error fail this record ends the run; the records before it in this chunk
-        // are still labelled and written first, so the error reported is the first in the file.
-        if (o.on_error == "fail") end = true;
-      }
-      chunk.push_back(std::move(s));
-      if (end) break;
-    }
+    // With --on-error fail a bad record ends the reading; the records before it in this chunk
+    // are still labelled and written first, so the error reported is the first in the input.
+    end = !inputs.fill(chunk, o.on_error == "fail");
     parallel_for(static_cast<int>(chunk.size()), o.threads,
                  [&](int i) { label_record(model, o, chunk[i]); });
 
@@ -355,8 +450,10 @@ void add_batch_command(CLI::App& app) {
   auto o = std::make_shared<BatchOptions>();
   auto* cmd = app.add_subcommand(
       "batch", "Label every record of a JSON Lines file or JSON array; writes the same form");
-  cmd->add_option("input", o->input,
-                  "JSON Lines or a JSON array of objects, each with a string \"text\" ('-': stdin)")
+  cmd->add_option("input", o->inputs,
+                  "One or more of: JSON Lines or a JSON array of objects, each with a string "
+                  "\"text\"; an mbox; a message (.eml); a Maildir or a folder of messages ('-': "
+                  "stdin)")
       ->required();
   cmd->add_option("-o,--output", o->output,
                   "Where to write the records (default '-': stdout); written whole or not at all")
@@ -392,7 +489,8 @@ void add_batch_command(CLI::App& app) {
       "`parallel --pipe --keep-order`, Hadoop Streaming or Spark's RDD.pipe (docs/scaling.md).\n"
       "When records carry a \"label\", an evaluation summary goes to stderr at the end.\n"
       "An mbox gives one {\"message_id\", \"from\", \"date\", \"subject\", \"prediction\"}\n"
-      "per message; the model sees the subject and text part, quotes and signature cut.\n"
+      "per message (a .eml file or a Maildir's message also \"path\" first); the model sees the\n"
+      "subject and text part, quotes and signature cut.\n"
       "Exit codes: 0 ok, 2 usage (e.g. -o is the input), 3 bad input with --on-error fail\n"
       "(file:line named, no output file written), 4 bad model, 5 cannot write, 6 some records\n"
       "could not be labelled (written with \"error\", or skipped).\n");

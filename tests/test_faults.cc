@@ -212,7 +212,6 @@ TEST_F(Faults, MissingInputsAreExit5NamingThePath) {
       "classify -f " + quote(missing) + " -m " + quote(kTiny),
       "train --train " + quote(missing) + " -o " + quote(tmp_.path("m.json")),
       "classify -m " + quote(tmp_.path("no_such_model.json")) + " 'where is my order'",
-      "batch " + quote(tmp_.dir()) + " -m " + quote(kTiny),  // a directory, not a file
   };
   for (const auto& args : commands) {
     const auto r = run_router(args, tmp_.dir());

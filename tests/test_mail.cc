@@ -328,6 +328,30 @@ TEST(MailCli, ClassifyBrokenEmlExits3) {
   EXPECT_TRUE(r.out.empty());
 }
 
+// Several inputs in one run: a Maildir (new/ then cur/, each in name order), a .eml file and
+// JSON Lines; each message's record starts with its path.
+TEST(MailCli, BatchTakesMaildirsEmlFilesAndJsonTogether) {
+  router::test::TempDir tmp;
+  namespace fs = std::filesystem;
+  for (const char* sub : {"new", "cur", "tmp"}) fs::create_directories(tmp.path("Maildir/") + sub);
+  fs::copy_file(fixture("plain_utf8.eml"), tmp.path("Maildir/new/2.host"));
+  fs::copy_file(fixture("base64.eml"), tmp.path("Maildir/cur/1.host:2,S"));
+  router::test::spit(tmp.path("Maildir/tmp/3.host"), "From: half@written\n");  // never read: tmp/
+  router::test::spit(tmp.path("in.jsonl"), "{\"text\": \"where is my order\"}\n");
+  const Result r =
+      router_run("batch " + quote(tmp.path("Maildir")) + " " + quote(fixture("quoted_reply.eml")) +
+                 " " + quote(tmp.path("in.jsonl")) + " -m " + quote(kTinyModel));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto records = parse_jsonl(r.out);
+  ASSERT_EQ(records.size(), 4u) << r.out;
+  EXPECT_EQ(records[0]["path"], tmp.path("Maildir/new/2.host"));
+  EXPECT_EQ(records[1]["path"], tmp.path("Maildir/cur/1.host:2,S"));
+  EXPECT_EQ(records[2]["path"], fixture("quoted_reply.eml"));
+  EXPECT_TRUE(records[2].contains("message_id"));
+  EXPECT_EQ(records[3]["text"], "where is my order");
+  for (const auto& rec : records) EXPECT_TRUE(rec["prediction"]["label"].is_string());
+}
+
 // --on-error fail stops at the broken message, and what came before it is on stdout.
 TEST(MailCli, BatchMboxStopsAtTheBrokenMessage) {
   const Result r = router_run("batch --on-error fail " + quote(fixture("inbox.mbox")) + " -m " +
