@@ -1,5 +1,8 @@
 // `router info`: what a model is: architecture, labels, vocabulary, parameters, provenance.
+#include <cstdio>
 #include <iostream>
+
+#include "model/builtin_model.h"
 
 #include "common.h"
 
@@ -10,7 +13,23 @@ namespace {
 struct InfoOptions {
   std::string model;
   bool json = false;
+  bool list = false;
 };
+
+// The built-in models, one line each: name, labels, what they are.
+void list_builtin() {
+  const std::pair<const char*, const char*> kModels[] = {
+      {"crumb", "Crumb's support inbox, sinusoidal positions (the default model)"},
+      {"crumb-nopos", "the same architecture, data and seed without positions (router demo)"}};
+  for (const auto& [name, what] : kModels) {
+    const auto model = builtin_model(name);
+    if (!model) {
+      std::cout << "this router has no built-in models\n";
+      return;
+    }
+    std::printf("%-12s %zu labels  %s\n", name, model->labels().size(), what);
+  }
+}
 
 // Parameter counts per part of the model, in file order.
 nlohmann::json parameter_counts(const Model& model) {
@@ -36,6 +55,7 @@ nlohmann::json parameter_counts(const Model& model) {
 }
 
 void run(const InfoOptions& o) {
+  if (o.list) return list_builtin();
   const Model model = load_model_or_default(o.model);
   const Config& c = model.config();
   nlohmann::json config = {{"d_model", c.d_model},
@@ -86,6 +106,7 @@ void add_info_command(CLI::App& app) {
   auto* cmd = app.add_subcommand("info", "Show a model's configuration, labels and parameters");
   add_model_option(*cmd, opts->model);
   cmd->add_flag("--json", opts->json, "Print one JSON object");
+  cmd->add_flag("--list", opts->list, "List the built-in models (usable by name with -m)");
   cmd->callback([opts] { run(*opts); });
 }
 

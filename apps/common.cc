@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <numeric>
 
 #include "base/errors.h"
@@ -13,13 +14,17 @@
 namespace router::app {
 
 void add_model_option(CLI::App& cmd, std::string& path) {
-  cmd.add_option("-m,--model", path, "Model file (JSON); default: the built-in Crumb model");
+  cmd.add_option("-m,--model", path,
+                 "Model file (JSON), or a built-in model by name: crumb (the default) or "
+                 "crumb-nopos (router info --list)");
 }
 
 Model load_model_or_default(const std::string& path) {
-  if (!path.empty()) return load_model(path);
-  if (auto model = builtin_model()) return std::move(*model);
-  throw UsageError("no model: this router has no built-in model; pass -m/--model FILE");
+  const bool builtin_name = path.empty() || ((path == "crumb" || path == "crumb-nopos") &&
+                                             !std::filesystem::exists(path));
+  if (!builtin_name) return load_model(path);
+  if (auto model = builtin_model(path.empty() ? "crumb" : path)) return std::move(*model);
+  throw UsageError("no model: this router has no built-in models; pass -m/--model FILE");
 }
 
 std::string float_text(float v) {

@@ -126,6 +126,24 @@ TEST(Builtin, DefaultModelNeedsNoFlag) {
   EXPECT_EQ(out.substr(0, out.find('\t')), "refund_item") << out;
 }
 
+// Built-in models by name with -m, and listed by info --list; a file of that name still wins.
+TEST(Builtin, ModelsByName) {
+  if (!builtin_model("crumb")) GTEST_SKIP() << "this build has no built-in models";
+  int code = -1;
+  const std::string email = test::quote("Refund the cake, not the delivery fee.");
+  const std::string nopos =
+      run_stdout(std::string(ROUTER_BINARY) + " classify -m crumb-nopos " + email, code);
+  ASSERT_EQ(code, 0);
+  EXPECT_EQ(nopos.substr(0, nopos.find('\t')), "refund_delivery_fee") << "no positions, no order";
+  const std::string with =
+      run_stdout(std::string(ROUTER_BINARY) + " classify -m crumb " + email, code);
+  EXPECT_EQ(with.substr(0, with.find('\t')), "refund_item");
+  const std::string list = run_stdout(std::string(ROUTER_BINARY) + " info --list", code);
+  ASSERT_EQ(code, 0);
+  EXPECT_NE(list.find("crumb "), std::string::npos) << list;
+  EXPECT_NE(list.find("crumb-nopos "), std::string::npos) << list;
+}
+
 // The ninth label: mail that is not for the desk (written for this test, not taken from the
 // hand-written corpus) gets `other`; requests keep their labels.
 TEST(Builtin, MailThatIsNotForTheDeskIsOther) {
