@@ -203,6 +203,14 @@ std::string pair_id(const ojson& value) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
+bool stdin_is_a_stream() {
+  static const bool stream = [] {
+    struct stat st;
+    return ::fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
+  }();
+  return stream;
+}
+
 // Every input in order as slots: JSON records, the messages of an mbox, a .eml file, or the
 // message files of a folder (a Maildir's new/ then cur/, or every file of a plain folder, each
 // in name order).
@@ -268,8 +276,16 @@ class Inputs {
       const bool failed = !s.error.empty();
       chunk.push_back(std::move(s));
       if (failed && stop_at_error) return false;
+      // From a pipe or a terminal each record is answered as soon as it is read (a chunk of
+      // one), so that a co-process gets its line back; a file keeps whole chunks.
+      if (u.path == "-" && stdin_is_a_stream()) return true;
     }
     return true;
+  }
+  // True while the records come one at a time from a pipe or a terminal.
+  bool streaming() const {
+    return current_ >= 0 && units_[static_cast<size_t>(current_)].path == "-" &&
+           stdin_is_a_stream();
   }
 
  private:
@@ -410,6 +426,7 @@ void run(BatchOptions o) {
       }
     }
     out.write(buffer);
+    if (inputs.streaming()) out.flush();
     bar.update(done + skipped, total);
   }
   if (array) out.write(first ? "]\n" : "\n]\n");

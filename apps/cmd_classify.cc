@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include <sys/stat.h>
+#include <unistd.h>
 #include <iostream>
 
 #include <spdlog/spdlog.h>
@@ -75,10 +76,68 @@ std::vector<std::string> split_lines(const std::string& text) {
   return out;
 }
 
+// One email's result line: LABEL<TAB>CONFIDENCE, the k best pairs with -k, or JSON.
+std::string result_line(const Model& model, const ClassifyOptions& o, const Prediction& p) {
+  std::string out;
+  if (o.json) {
+    out = prediction_text(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size()));
+  } else if (o.k > 0) {
+    const auto top = top_k(p, o.k);
+    for (size_t j = 0; j < top.size(); ++j) {
+      out += (j ? "\t" : "") + model.labels()[top[j]] + "\t" + format_fixed(p.probs[top[j]], 4);
+    }
+  } else {
+    out = model.labels()[p.label] + "\t" + format_fixed(p.confidence, 4);
+  }
+  return out + '\n';
+}
+
+// One warning for all the emails that were cut, as batch gives.
+void warn_truncated(const Model& model, int truncated) {
+  if (truncated > 0) {
+    spdlog::warn("{} email(s) longer than max_len = {} tokens: only the first {} were used",
+                 truncated, model.config().max_len, model.config().max_len);
+  }
+}
+
+// --lines from a pipe or a terminal: each line is answered as soon as it is read, so a
+// co-process gets one line back per line it writes.
+void stream_lines(const Model& model, const ClassifyOptions& o) {
+  std::string line;
+  int64_t n = 0;
+  int truncated = 0;
+  while (std::getline(std::cin, line)) {
+    ++n;
+    if (line.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
+    if (o.show_text) show_text(line);
+    const Prediction p = model.predict(line);
+    truncated += p.truncated;
+    const std::string out = result_line(model, o, p);
+    if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
+      throw IoError("cannot write to standard output");
+    }
+  }
+  if (std::cin.bad()) throw IoError("cannot read standard input");
+  if (n == 0) throw InputError("stdin: no non-empty lines");
+  warn_truncated(model, truncated);
+}
+
+bool stdin_is_a_stream() {
+  struct stat st;
+  return ::fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
+}
+
 void run(const ClassifyOptions& o) {
   if (o.lines && o.format == "eml") throw UsageError("--format eml reads one message, not --lines");
   if (!o.texts.empty() && !o.files.empty()) {
     throw UsageError("give emails as arguments or with -f, not both");
+  }
+  const bool from_stdin =
+      o.texts.empty() && (o.files.empty() || o.files == std::vector<std::string>{"-"});
+  if (o.lines && from_stdin && stdin_is_a_stream()) {
+    static const Model* streaming = nullptr;  // kept, as below
+    streaming = new Model(load_model_or_default(o.model));
+    return stream_lines(*streaming, o);
   }
   std::vector<std::string> emails, wheres;
   std::string source = o.texts.empty() ? "stdin" : "argument";
@@ -146,25 +205,13 @@ void run(const ClassifyOptions& o) {
     preds.push_back(ruled[i] ? std::move(*ruled[i]) : std::move(modelled[next++]));
   }
   std::string out;
-  for (size_t i = 0; i < preds.size(); ++i) {
-    const Prediction& p = preds[i];
-    if (p.truncated) {
-      spdlog::warn("{} email {}: longer than max_len = {} tokens; only the first {} are used",
-                   source, i + 1, model.config().max_len, model.config().max_len);
-    }
-    if (o.json) {
-      out += prediction_text(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size()));
-    } else if (o.k > 0) {
-      const auto top = top_k(p, o.k);
-      for (size_t j = 0; j < top.size(); ++j) {
-        out += (j ? "\t" : "") + model.labels()[top[j]] + "\t" + format_fixed(p.probs[top[j]], 4);
-      }
-    } else {
-      out += model.labels()[p.label] + "\t" + format_fixed(p.confidence, 4);
-    }
-    out += '\n';
+  int truncated = 0;
+  for (const Prediction& p : preds) {
+    truncated += p.truncated;
+    out += result_line(model, o, p);
   }
   std::cout << out << std::flush;
+  warn_truncated(model, truncated);
 }
 
 }  // namespace

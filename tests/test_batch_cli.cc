@@ -2,8 +2,10 @@
 // temporary directory, checking output bytes, exit codes and messages. A tiny model is trained
 // once per process from a synthetic three-label data set; the tests reason about what it
 // predicts by reading `router batch` output, never by assuming the model is good.
+#include <poll.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <charconv>
@@ -555,6 +557,55 @@ TEST_F(EvalCli, MissingLabelIsExit3) {
   const Result r = router(tmp_, "eval " + quote(write("d.jsonl", "{\"text\": \"hi\"}\n")) + m());
   EXPECT_EQ(r.code, 3) << r.err;
   EXPECT_NE(r.err.find(":1: missing \"label\""), std::string::npos) << r.err;
+}
+
+// A co-process on pipes: each record written gets its answer back before the next is written
+// (poll with a time limit, so that a router that waits for more input fails the test instead of
+// hanging it). The same for `batch -` and `classify --lines`.
+TEST(Streaming, EachRecordIsAnsweredBeforeTheNextIsWritten) {
+  const std::string model = router::test::source_path("tests/fixtures/models/tiny.json");
+  const std::vector<std::pair<std::vector<std::string>, std::string>> commands = {
+      {{"batch", "-", "-m", model}, "{\"text\": \"where is my order\"}\n"},
+      {{"classify", "--lines", "-m", model}, "where is my order\n"},
+  };
+  for (const auto& [args, line] : commands) {
+    int to_child[2], from_child[2];
+    ASSERT_EQ(::pipe(to_child), 0);
+    ASSERT_EQ(::pipe(from_child), 0);
+    const pid_t pid = ::fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      ::dup2(to_child[0], 0);
+      ::dup2(from_child[1], 1);
+      for (int fd : {to_child[0], to_child[1], from_child[0], from_child[1]}) ::close(fd);
+      std::vector<char*> argv = {const_cast<char*>(ROUTER_BINARY), const_cast<char*>("-q")};
+      for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+      argv.push_back(nullptr);
+      ::execv(ROUTER_BINARY, argv.data());
+      ::_exit(127);
+    }
+    ::close(to_child[0]);
+    ::close(from_child[1]);
+    for (int round = 0; round < 3; ++round) {
+      ASSERT_EQ(::write(to_child[1], line.data(), line.size()), static_cast<ssize_t>(line.size()));
+      std::string answer;
+      while (answer.find('\n') == std::string::npos) {
+        pollfd p = {from_child[0], POLLIN, 0};
+        ASSERT_EQ(::poll(&p, 1, 10000), 1) << args[0] << ": no answer within 10 s, round " << round;
+        char buf[4096];
+        const ssize_t n = ::read(from_child[0], buf, sizeof buf);
+        ASSERT_GT(n, 0) << args[0];
+        answer.append(buf, static_cast<size_t>(n));
+      }
+      EXPECT_EQ(answer.find('\n'), answer.size() - 1)
+          << args[0] << ": one answer a line: " << answer;
+    }
+    ::close(to_child[1]);
+    ::close(from_child[0]);
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << args[0];
+  }
 }
 
 }  // namespace

@@ -123,6 +123,12 @@ void OutputFile::write(std::string_view data) {
   }
 }
 
+void OutputFile::flush() {
+  if (temp_.empty() && std::fflush(file_) != 0) {
+    fail(path_ == "-" ? "cannot write to standard output" : "cannot write " + path_);
+  }
+}
+
 void OutputFile::commit() {
   if (!owned_) {
     if (std::fflush(file_) != 0 || std::ferror(file_)) fail("cannot write to standard output");

@@ -28,6 +28,9 @@ class OutputFile {
   ~OutputFile();
 
   void write(std::string_view data);  // throws IoError
+  // Hands what was written so far to standard output or the device now (a reader waiting on a
+  // pipe gets it); a replaced file still appears only at commit(). Throws IoError.
+  void flush();
   // Flushes; for a replaced file also sets its mode, syncs and renames it into place. Throws
   // IoError.
   void commit();
