@@ -4,11 +4,14 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
@@ -78,6 +81,63 @@ void add_commands(CLI::App& app, int argc, char** argv) {
   for (const auto& command : kCommands) command.add(app);
 }
 
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The candidate nearest to `word`, if it is near enough to be a typo of it; else "".
+std::string nearest(std::string_view word, const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 3) + 1;
+  for (const auto& c : candidates) {
+    const size_t d = edit_distance(word, c);
+    if (d < best_distance) best = c, best_distance = d;
+  }
+  return best;
+}
+
+// The first argument that names no global flag: the subcommand, or what should have been one.
+int command_index(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (argv[i][0] != '-') return i;
+  }
+  return 0;
+}
+
+// "did you mean --train?" for each flag on the command line that no option of the app or its
+// subcommand has.
+std::string flag_hints(const CLI::App& app, int argc, char** argv) {
+  std::vector<std::string> names = {"--help", "--version", "--verbose", "--quiet"};
+  for (const CLI::App* sub : app.get_subcommands()) {
+    for (const CLI::Option* opt : sub->get_options()) {
+      for (const auto& l : opt->get_lnames()) names.push_back("--" + l);
+    }
+  }
+  std::string hints;
+  for (int i = 1; i < argc; ++i) {
+    std::string flag = argv[i];
+    if (flag.rfind("--", 0) != 0 || flag.size() == 2) continue;
+    flag = flag.substr(0, flag.find('='));
+    if (std::find(names.begin(), names.end(), flag) != names.end()) continue;
+    const std::string near = nearest(flag, names);
+    hints += near.empty() ? "unknown option " + flag + "\n"
+                          : "did you mean " + near + " (not " + flag + ")?\n";
+  }
+  return hints;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -113,6 +173,25 @@ int main(int argc, char** argv) {
       spdlog::set_level(spdlog::level::debug);
     }
   });
+  // `router help [SUB]` is `router [SUB] --help`; an unknown command gets the nearest one.
+  std::vector<char*> args(argv, argv + argc);
+  static char help_flag[] = "--help";
+  const int at = command_index(argc, argv);
+  std::vector<std::string> commands;
+  for (const auto& c : kCommands) commands.emplace_back(c.name);
+  if (at > 0 && std::string_view(argv[at]) == "help") {
+    args.erase(args.begin() + at);
+    args.push_back(help_flag);
+  } else if (at > 0 && std::find(commands.begin(), commands.end(), argv[at]) == commands.end()) {
+    const std::string near = nearest(argv[at], commands);
+    std::fprintf(
+        stderr,
+        "router: usage: '%s' is not a router command%s\nRun 'router --help' for the commands.\n",
+        argv[at], near.empty() ? "" : ("; did you mean '" + near + "'?").c_str());
+    return static_cast<int>(ExitCode::kUsage);
+  }
+  argc = static_cast<int>(args.size());
+  argv = args.data();
   add_commands(app, argc, argv);
 
   try {
@@ -124,7 +203,11 @@ int main(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "router: usage: %s\nRun 'router --help' for the options.\n", e.what());
+    const int sub = command_index(argc, argv);
+    const std::string help =
+        sub > 0 ? "router " + std::string(argv[sub]) + " --help" : "router --help";
+    std::fprintf(stderr, "router: usage: %s\n%sRun '%s' for the options.\n", e.what(),
+                 flag_hints(app, argc, argv).c_str(), help.c_str());
     return static_cast<int>(ExitCode::kUsage);
   } catch (const router::Error& e) {
     spdlog::error("{}", e.what());

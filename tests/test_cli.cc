@@ -274,6 +274,27 @@ TEST_F(Cli, HelpListsEverySubcommandWhereverItIsAsked) {
 }
 
 // The version and the vector instructions, which decide a trained model's rounding.
+// Typos get the nearest command or flag, `router help [SUB]` is --help, and usage errors point at
+// the subcommand's own help.
+TEST_F(Cli, TyposGetTheNearestNameAndHelpWorks) {
+  const Result command = run("clasify 'where is my order'");
+  EXPECT_EQ(command.code, 2);
+  EXPECT_NE(command.err.find("did you mean 'classify'?"), std::string::npos) << command.err;
+  const Result flag = run("train --tarin x.jsonl -o m.json");
+  EXPECT_EQ(flag.code, 2);
+  EXPECT_NE(flag.err.find("did you mean --train (not --tarin)?"), std::string::npos) << flag.err;
+  EXPECT_NE(flag.err.find("Run 'router train --help'"), std::string::npos) << flag.err;
+  const Result epochs = run("train --epoch 30 --train x.jsonl -o m.json");
+  EXPECT_NE(epochs.err.find("did you mean --epochs (not --epoch)?"), std::string::npos)
+      << epochs.err;
+  const Result help = run("help classify");
+  EXPECT_EQ(help.code, 0) << help.err;
+  EXPECT_NE(help.out.find("Label emails"), std::string::npos) << help.out;
+  const Result top = run("help");
+  EXPECT_EQ(top.code, 0) << top.err;
+  EXPECT_NE(top.out.find("classify"), std::string::npos) << top.out;
+}
+
 TEST_F(Cli, VersionNamesTheVectorInstructions) {
   const Result r = run("--version");
   EXPECT_EQ(r.code, 0) << r.err;
