@@ -31,16 +31,6 @@ struct ClassifyOptions {
   bool no_header_rules = false;
 };
 
-// What the model sees of `email`: the email itself, or the text of a parsed message.
-MailText model_text(const ClassifyOptions& o, std::string email, const std::string& where) {
-  if (o.format == "eml" || (o.format == "auto" && looks_like_message(email))) {
-    return parse_message(email, where);
-  }
-  MailText m;
-  m.text = std::move(email);
-  return m;
-}
-
 // Every line of `text` on stderr, prefixed so that it is never taken for a result.
 void show_text(const std::string& text) {
   std::string out;
@@ -172,7 +162,7 @@ void run(const ClassifyOptions& o) {
   std::vector<MailText> mails(emails.size());
   if (!o.lines) {
     for (size_t i = 0; i < emails.size(); ++i) {
-      mails[i] = model_text(o, std::move(emails[i]), wheres[i]);
+      mails[i] = email_text(std::move(emails[i]), wheres[i], o.format);
       emails[i] = mails[i].text;
     }
   }

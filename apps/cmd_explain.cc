@@ -243,11 +243,12 @@ nlohmann::json explanation_json(const Model& m, const Explanation& e, int k) {
           {"prediction", prediction_json(m, e.prediction, k)}};
 }
 
+// What the model sees of a file: a message (.eml) is parsed exactly as classify parses it.
 std::string read_text(const std::string& file) {
-  if (file == "-") {
-    return std::string(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-  }
-  return read_file(file);
+  std::string raw = file == "-" ? std::string(std::istreambuf_iterator<char>(std::cin),
+                                              std::istreambuf_iterator<char>())
+                                : read_file(file);
+  return email_text(std::move(raw), file == "-" ? "stdin" : file).text;
 }
 
 bool blank(const std::string& s) { return s.find_first_not_of(" \t\r\n\f\v") == std::string::npos; }

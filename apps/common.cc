@@ -78,6 +78,15 @@ nlohmann::json prediction_json(const Model& model, const Prediction& p, int k) {
   return out;
 }
 
+MailText email_text(std::string raw, const std::string& where, const std::string& format) {
+  if (format == "eml" || (format == "auto" && looks_like_message(raw))) {
+    return parse_message(raw, where);
+  }
+  MailText m;
+  m.text = std::move(raw);
+  return m;
+}
+
 void add_header_rules_option(CLI::App& cmd, bool& off) {
   cmd.add_flag("--no-header-rules", off,
                "Let the model label automatic and bulk mail too (by default a message with "

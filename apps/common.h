@@ -20,6 +20,11 @@ void add_model_option(CLI::App& cmd, std::string& path);
 // Loads `path`, or the built-in model when it is empty.
 Model load_model_or_default(const std::string& path);
 
+// What the model sees of one email given whole (a file, stdin, an argument), for every command:
+// a message (RFC 5322 headers, or `format` "eml") parsed as input/mail.h says, else the text as
+// it is (`format` "text" never parses).
+MailText email_text(std::string raw, const std::string& where, const std::string& format = "auto");
+
 // Adds --no-header-rules to `cmd`, bound to `off`.
 void add_header_rules_option(CLI::App& cmd, bool& off);
 // The prediction for a message that a mail rule routes to `other` (confidence 1, the rule

@@ -352,6 +352,26 @@ TEST(MailCli, BatchTakesMaildirsEmlFilesAndJsonTogether) {
   for (const auto& rec : records) EXPECT_TRUE(rec["prediction"]["label"].is_string());
 }
 
+// explain sees exactly the text classify sees: the same prediction for every mail fixture.
+TEST(MailCli, ExplainAndClassifyAgreeOnEveryMessage) {
+  int checked = 0;
+  for (const auto& e : std::filesystem::directory_iterator(fixture(""))) {
+    const std::string path = e.path().string();
+    if (e.path().extension() != ".eml") continue;
+    const Result c = router_run("classify --json --no-header-rules -f " + quote(path));
+    if (c.code != 0) continue;  // an undecodable message: explain refuses it too
+    const auto classified = nlohmann::json::parse(c.out);
+    if (classified.contains("rule")) continue;  // no words: nothing for explain to show
+    const Result x = router_run("explain --json -f " + quote(path));
+    ASSERT_EQ(x.code, 0) << path << ": " << x.err;
+    const auto explained = nlohmann::json::parse(x.out)["prediction"];
+    EXPECT_EQ(explained["label"], classified["label"]) << path;
+    EXPECT_EQ(explained["confidence"], classified["confidence"]) << path;
+    ++checked;
+  }
+  EXPECT_GE(checked, 10);
+}
+
 // --on-error fail stops at the broken message, and what came before it is on stdout.
 TEST(MailCli, BatchMboxStopsAtTheBrokenMessage) {
   const Result r = router_run("batch --on-error fail " + quote(fixture("inbox.mbox")) + " -m " +
