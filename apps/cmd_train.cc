@@ -88,6 +88,10 @@ void run(TrainCli& t) {
   for (const std::string* in : {&t.train, &t.valid}) {
     if (!in->empty()) check_not_input(*in, t.output);
   }
+  if (t.o.d_model % t.o.n_heads != 0) {
+    throw UsageError("--heads " + std::to_string(t.o.n_heads) + " does not divide --d-model " +
+                     std::to_string(t.o.d_model) + " (each head is d_model / heads wide)");
+  }
   check_writable(t.output);  // fail now, not after an hour of training
 
   std::vector<Example> train = read_examples(t.train);

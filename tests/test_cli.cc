@@ -295,6 +295,25 @@ TEST_F(Cli, TyposGetTheNearestNameAndHelpWorks) {
   EXPECT_NE(top.out.find("classify"), std::string::npos) << top.out;
 }
 
+// Errors in the user's terms: the flag names, not the model file's JSON paths; the file and line
+// and what was expected, not the JSON parser's internals.
+TEST_F(Cli, ErrorsSpeakOfFlagsAndLinesNotInternals) {
+  const std::string train = write("t.jsonl",
+                                  "{\"text\": \"where is it\", \"label\": \"a\"}\n"
+                                  "{\"text\": \"cancel it\", \"label\": \"b\"}\n");
+  const Result heads = run("train --train " + quote(train) + " --heads 5 -o m.json");
+  EXPECT_EQ(heads.code, 2);
+  EXPECT_NE(heads.err.find("--heads 5 does not divide --d-model 64"), std::string::npos)
+      << heads.err;
+  EXPECT_EQ(heads.err.find("/config/"), std::string::npos) << heads.err;
+  EXPECT_EQ(heads.err.find("vocabulary"), std::string::npos) << "checked before any work";
+  const Result json = run("batch --on-error fail -m " + quote(kModel) + " " +
+                          quote(write("not.jsonl", "i am not json\n")));
+  EXPECT_EQ(json.code, 3);
+  EXPECT_NE(json.err.find("not.jsonl:1: malformed JSON (column 1"), std::string::npos) << json.err;
+  EXPECT_EQ(json.err.find("json.exception"), std::string::npos) << json.err;
+}
+
 TEST_F(Cli, VersionNamesTheVectorInstructions) {
   const Result r = run("--version");
   EXPECT_EQ(r.code, 0) << r.err;

@@ -12,6 +12,26 @@ namespace {
 
 constexpr int kMaxDepth = 64;
 
+// nlohmann's message in the user's terms: "[json.exception.parse_error.101] parse error at line
+// 1, column 41: syntax error while parsing object - unexpected end of input; expected '}'"
+// becomes "column 41: unexpected end of input; expected '}'".
+std::string json_error_text(const std::string& what) {
+  std::string s = what;
+  if (s.rfind("[json.exception.", 0) == 0 && s.find("] ") != std::string::npos) {
+    s = s.substr(s.find("] ") + 2);
+  }
+  std::string column;
+  if (const size_t c = s.find("column "); c != std::string::npos) {
+    const size_t end = s.find(':', c);
+    column = s.substr(c, end == std::string::npos ? std::string::npos : end - c);
+    s = end == std::string::npos ? "" : s.substr(end + 1);
+  }
+  if (const size_t dash = s.find(" - "); dash != std::string::npos) s = s.substr(dash + 3);
+  if (const size_t last = s.find("; last read"); last != std::string::npos) s.resize(last);
+  while (!s.empty() && s.front() == ' ') s.erase(0, 1);
+  return column.empty() ? s : column + ": " + s;
+}
+
 // Parse one value, refusing hostile nesting (the parser would otherwise recurse without bound).
 ojson parse_value(const std::string& text, const std::string& where) {
   auto guard = [&](int depth, ojson::parse_event_t, ojson&) {
@@ -24,7 +44,8 @@ ojson parse_value(const std::string& text, const std::string& where) {
   try {
     return ojson::parse(text, guard);
   } catch (const ojson::exception& e) {  // parse_error, and out_of_range for numbers like 1e400
-    throw InputError(where + ": malformed JSON: " + e.what());
+    throw InputError(where + ": malformed JSON (" + json_error_text(e.what()) +
+                     "); each line should be one JSON object such as {\"text\": \"...\"}");
   }
 }
 
