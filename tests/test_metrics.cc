@@ -207,9 +207,15 @@ TEST(Metrics, JsonHasTheDocumentedKeys) {
   EXPECT_EQ(j["confusion"][2][1], 1);
 }
 
+// Rows are true labels, numbered; columns carry the numbers, so the width follows the counts.
 TEST(Metrics, ConfusionTextRowsAreTrueLabels) {
   const std::string text = confusion_text(sklearn_example());
-  EXPECT_NE(text.find("class 2        0        1        2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("        (1)  (2)  (3)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("(3) class 2    0    1    2\n"), std::string::npos) << text;
+  for (size_t start = 0, end; (end = text.find('\n', start)) != std::string::npos;
+       start = end + 1) {
+    EXPECT_LE(end - start, 100u) << text;
+  }
 }
 
 }  // namespace

@@ -196,19 +196,23 @@ std::string classification_report(const Evaluation& e, int digits) {
 }
 
 std::string confusion_text(const Evaluation& e) {
+  // Columns are numbered as the rows are, so the table stays about as wide as its counts, not
+  // nine label names side by side (187 columns for Crumb's).
   const size_t K = e.labels.size();
-  size_t name_width = 0, cell = 0;
+  size_t name_width = 0, cell = std::to_string(K).size() + 2;
   for (size_t i = 0; i < K; ++i) {
     name_width = std::max(name_width, e.labels[i].size());
-    cell = std::max(cell, e.labels[i].size());
     for (size_t j = 0; j < K; ++j) cell = std::max(cell, std::to_string(e.confusion[i][j]).size());
   }
-  std::string out = "confusion matrix (rows: true label, columns: predicted label)\n";
-  out += std::string(name_width, ' ');
-  for (size_t j = 0; j < K; ++j) out += "  " + pad_left(e.labels[j], cell);
+  const size_t number_width = std::to_string(K).size() + 2;
+  auto number = [&](size_t i) { return pad_left("(" + std::to_string(i + 1) + ")", number_width); };
+  std::string out =
+      "confusion matrix (rows: true label; columns: predicted label, numbered as the rows)\n";
+  out += std::string(number_width + 1 + name_width, ' ');
+  for (size_t j = 0; j < K; ++j) out += "  " + pad_left("(" + std::to_string(j + 1) + ")", cell);
   out += "\n";
   for (size_t i = 0; i < K; ++i) {
-    out += pad_right(e.labels[i], name_width);
+    out += number(i) + " " + pad_right(e.labels[i], name_width);
     for (size_t j = 0; j < K; ++j) out += "  " + pad_left(std::to_string(e.confusion[i][j]), cell);
     out += "\n";
   }
