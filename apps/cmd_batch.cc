@@ -176,8 +176,9 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
     s.error = e.what();
     return;
   }
-  // One email per forward pass: batching with neighbours would let padding and matrix sizes
-  // change the last bits of the logits, and then the output would depend on the chunking.
+  // One email per forward pass, so that workers share nothing. Batching would give the same bits
+  // (every product sums each element in one fixed chain, docs/architecture.md), which
+  // Predictions.EveryCommandGivesTheSameBits checks across classify, batch and explain.
   const Mat<float> logits = model.logits({&ids});
   Prediction& p = s.prediction;
   p = model.finish(logits.row(0));
