@@ -27,8 +27,9 @@ constexpr const char* kSwapB = "Refund the cake, not the delivery fee.";
 struct ExplainOptions {
   std::vector<std::string> texts;
   std::string file, model, html;
-  int top_k = 3, links = 3;
+  int top_k = 3, links = 3, words = 5;
   bool json = false, shade = false, plain = false, compare = false;
+  bool gradient = false, attention = false;
 };
 
 // Display width of UTF-8 text in terminal cells (one per code point).
@@ -141,6 +142,12 @@ void print_prediction(const Model& m, const Explanation& e, int k) {
   std::printf("\n");
 }
 
+void print_words(const Model& m, const Explanation& e, const std::string& text, int n);
+void print_gradient(const Model& m, const Explanation& e, const std::vector<std::string>& tok,
+                    const Style& st);
+void print_attention(const Explanation& e, const std::vector<std::string>& tok,
+                     const ExplainOptions& o, const Style& st);
+
 void print_one(const Model& m, const Explanation& e, const std::string& text,
                const ExplainOptions& o, const Style& st) {
   std::printf("email: %s\n", text.c_str());
@@ -152,14 +159,48 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
   }
   std::printf("\n");
   print_prediction(m, e, o.top_k);
+  print_words(m, e, text, o.words);
+  const std::vector<std::string> tok = display_tokens(e);
+  if (o.gradient) print_gradient(m, e, tok, st);
+  if (o.attention) print_attention(e, tok, o, st);
+  if (!o.gradient || !o.attention) {
+    std::printf("\n(%s%s%s: router explain --help)\n",
+                o.gradient ? "" : "--gradient for each token's gradient x input",
+                o.gradient || o.attention ? "" : ", ",
+                o.attention ? "" : "--attention for every head's attention map");
+  }
+}
+
+// The words whose removal moves the prediction most, as a sentence a reader can check.
+void print_words(const Model& m, const Explanation& e, const std::string& text, int n) {
+  const int label = e.prediction.label;
+  const auto effects = word_effects(m, text, label);
+  if (effects.empty()) return;
+  std::printf("\nwords that matter (each left out in turn, the rest read again):\n");
+  for (size_t i = 0; i < effects.size() && static_cast<int>(i) < n; ++i) {
+    const WordEffect& w = effects[i];
+    std::string line = "  without \"" + clip(w.word, 24) + "\", " + m.labels()[label] + " " +
+                       (w.without < e.prediction.confidence ? "falls" : "rises") + " from " +
+                       format_fixed(e.prediction.confidence, 4) + " to " +
+                       format_fixed(w.without, 4);
+    if (w.label_without != label) line += "; the label becomes " + m.labels()[w.label_without];
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+void print_gradient(const Model& m, const Explanation& e, const std::vector<std::string>& tok,
+                    const Style& st) {
   std::printf("\nimportance for '%s' (gradient x input, |scores| sum to 1):\n",
               m.labels()[e.prediction.label].c_str());
-  const std::vector<std::string> tok = display_tokens(e);
   for (size_t t = 0; t < tok.size(); ++t) {
     const std::string b = bar(e.importance[t], st);
     std::printf("  %s %s%s%s\n", pad(pad(std::to_string(t), 3) + clip(tok[t], 10), 14).c_str(),
                 signed_fixed(e.importance[t]).c_str(), b.empty() ? "" : "  ", b.c_str());
   }
+}
+
+void print_attention(const Explanation& e, const std::vector<std::string>& tok,
+                     const ExplainOptions& o, const Style& st) {
   std::printf(
       "\nattention (row: the token that looks, column: the token looked at, by index;\n"
       "each row sums to 1; heads are numbered layer.head from 0)\n");
@@ -291,6 +332,14 @@ void run(const ExplainOptions& o) {
            {"emails", texts}};
     } else {
       j = explanation_json(model, ex[0], o.top_k);
+      nlohmann::json words = nlohmann::json::array();
+      for (const auto& w : word_effects(model, texts[0], ex[0].prediction.label)) {
+        words.push_back({{"word", w.word},
+                         {"index", w.index},
+                         {"without", float_value(w.without)},
+                         {"label_without", model.labels()[w.label_without]}});
+      }
+      j["words"] = words;
     }
     std::printf("%s\n", j.dump().c_str());
     return;
@@ -308,9 +357,12 @@ void run(const ExplainOptions& o) {
 void add_explain_command(CLI::App& app) {
   auto opts = std::make_shared<ExplainOptions>();
   auto* cmd = app.add_subcommand(
-      "explain", "Show the tokens, prediction, token importance and every head's attention map");
+      "explain", "Why a label: the words that matter, token importance, attention maps");
   cmd->footer(
-      "Importance is gradient x input: the gradient of the predicted label's logit with respect\n"
+      "By default: the tokens, the prediction, and the words that matter: each word left out in\n"
+      "turn and the email read again, the largest falls of the predicted label first.\n"
+      "--gradient adds each token's importance as gradient x input: the gradient of the\n"
+      "predicted label's logit with respect\n"
       "to each token's input vector x0 (embedding + position), dotted with x0, scaled so that the\n"
       "absolute scores sum to 1. One forward and one backward pass in float, dropout off.\n"
       "Positive scores push towards the label, negative away. Top links leave out a token's\n"
@@ -322,6 +374,11 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("-k,--top-k", opts->top_k, "Labels to list")
       ->capture_default_str()
       ->check(CLI::Range(1, 1000));
+  cmd->add_option("--words", opts->words, "Words that matter to list")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
+  cmd->add_flag("--gradient", opts->gradient, "Also each token's importance (gradient x input)");
+  cmd->add_flag("--attention", opts->attention, "Also every head's attention map and top links");
   cmd->add_option("--links", opts->links, "Strongest links to list per head")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));

@@ -16,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include <iterator>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -267,10 +269,57 @@ TEST_F(Explain, PositionsSvgAndHtmlAreWellFormedAndKeepTheTable) {
 }
 
 TEST_F(Explain, GoldenTerminalOutput) {
-  const Result r = run("explain -m " + quote(kModel) + " 'where is my order'");
+  const Result r =
+      run("explain --gradient --attention -m " + quote(kModel) + " 'where is my order'");
   ASSERT_EQ(r.code, 0) << r.err;
-  EXPECT_EQ(r.out, slurp(kGolden))
-      << "regenerate with: router explain -m " << kModel << " 'where is my order' > " << kGolden;
+  EXPECT_EQ(r.out, slurp(kGolden)) << "regenerate with: router explain --gradient --attention -m "
+                                   << kModel << " 'where is my order' > " << kGolden;
+}
+
+// The default view is a summary: tokens, prediction, the words that matter; no attention maps.
+// The word named first is the one whose removal lowers the label most, checked against the
+// model reading each shortened email itself.
+TEST_F(Explain, WordsThatMatterComeFirstAndAreRight) {
+  const std::string email = "Refund the cake, not the delivery fee.";
+  const Result summary = run("explain " + quote(email));
+  ASSERT_EQ(summary.code, 0) << summary.err;
+  EXPECT_NE(summary.out.find("words that matter"), std::string::npos) << summary.out;
+  EXPECT_EQ(summary.out.find("head 0.0"), std::string::npos) << "maps only with --attention";
+  const Result j = run("explain --json " + quote(email));
+  ASSERT_EQ(j.code, 0) << j.err;
+  const auto x = nlohmann::json::parse(j.out);
+  const std::string label = x["prediction"]["label"];
+  std::istringstream in(email);
+  std::vector<std::string> words{std::istream_iterator<std::string>(in), {}};
+  std::string lines;
+  for (size_t w = 0; w < words.size(); ++w) {
+    std::string v;
+    for (size_t i = 0; i < words.size(); ++i) {
+      if (i != w) v += (v.empty() ? "" : " ") + words[i];
+    }
+    lines += v + "\n";
+  }
+  const std::string variants = tmp_.path("variants.txt");
+  router::test::spit(variants, lines);
+  const Result each = run("classify --json -k 20 --lines -f " + quote(variants));
+  ASSERT_EQ(each.code, 0) << each.err;
+  ASSERT_FALSE(each.out.empty()) << each.err;
+  std::istringstream out(each.out);
+  size_t lowest = 0, w = 0;
+  double lowest_p = 2;
+  for (std::string line; std::getline(out, line); ++w) {
+    const auto parsed = nlohmann::json::parse(line);
+    for (const auto& t : parsed["top_k"]) {
+      if (t["label"] == label && t["score"].get<double>() < lowest_p) {
+        lowest_p = t["score"].get<double>();
+        lowest = w;
+      }
+    }
+  }
+  ASSERT_FALSE(x["words"].empty());
+  EXPECT_EQ(x["words"][0]["word"], words[lowest]);
+  EXPECT_EQ(x["words"][0]["index"], lowest);
+  EXPECT_NEAR(x["words"][0]["without"].get<double>(), lowest_p, 1e-6);
 }
 
 TEST_F(Explain, BadInputFailsClearlyBeforeWork) {

@@ -1,6 +1,7 @@
 #include "analysis/explain.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "base/errors.h"
@@ -43,6 +44,34 @@ std::vector<double> gradient_x_input(const Params<S>& params, const Config& conf
     // grads.embed row t + 1 is d logit / d x0_t (x0_t = embed row + position, so d x0 = d embed).
     out[t] = static_cast<double>(grads.embed.row(t + 1).dot(cache.x0.row(t)));
   }
+  return out;
+}
+
+std::vector<WordEffect> word_effects(const Model& model, std::string_view text, int label) {
+  std::vector<std::pair<size_t, size_t>> spans;  // [begin, end) of each word
+  for (size_t i = 0; i < text.size();) {
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    const size_t begin = i;
+    while (i < text.size() && !std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    if (i > begin) spans.emplace_back(begin, i);
+  }
+  std::vector<WordEffect> out;
+  if (spans.size() < 2) return out;
+  std::vector<std::string> variants;
+  for (const auto& [begin, end] : spans) {
+    variants.push_back(std::string(text.substr(0, begin)) + std::string(text.substr(end)));
+  }
+  const std::vector<Prediction> preds = model.predict_many(variants, 1);
+  for (size_t w = 0; w < spans.size(); ++w) {
+    WordEffect e;
+    e.word = std::string(text.substr(spans[w].first, spans[w].second - spans[w].first));
+    e.index = w;
+    e.without = preds[w].probs[static_cast<size_t>(label)];
+    e.label_without = preds[w].label;
+    out.push_back(std::move(e));
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const WordEffect& a, const WordEffect& b) { return a.without < b.without; });
   return out;
 }
 
