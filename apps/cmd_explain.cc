@@ -320,9 +320,11 @@ void run(const ExplainOptions& o) {
 
   if (!o.html.empty()) {
     write_output_file(
-        o.html, o.compare
-                    ? comparison_html(ex[0], ex[1], model.labels(), texts[0], texts[1], o.top_k)
-                    : explanation_html(ex[0], model.labels(), texts[0], o.top_k));
+        o.html,
+        o.compare
+            ? comparison_html(ex[0], ex[1], model.labels(), texts[0], texts[1], o.top_k)
+            : explanation_html(ex[0], model.labels(), texts[0], o.top_k,
+                               word_effects(model, texts[0], ex[0].prediction.label), o.words));
   }
   if (o.json) {
     nlohmann::json j;

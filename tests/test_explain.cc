@@ -228,6 +228,10 @@ TEST_F(Explain, HtmlIsWellFormedWithOneHeatMapPerHeadAndEscapedTokens) {
   const std::string page = slurp(html);
   EXPECT_EQ(xml_problem(page), "");
   EXPECT_EQ(count(page, "<svg class=\"heatmap\""), 2u);  // 1 layer x 2 heads
+  // The summary a support lead reads comes before the maps.
+  const size_t words = page.find("The words that matter");
+  ASSERT_NE(words, std::string::npos);
+  EXPECT_LT(words, page.find("<svg class=\"heatmap\""));
   EXPECT_EQ(page.find("<script"), std::string::npos);
   // Nothing is fetched: the only URL is the SVG namespace name.
   EXPECT_EQ(count(page, "http://"), count(page, "http://www.w3.org/2000/svg"));

@@ -217,9 +217,28 @@ std::string xml_escape(std::string_view s) {
 }
 
 std::string explanation_html(const Explanation& e, const std::vector<std::string>& labels,
-                             const std::string& text, int top_k) {
+                             const std::string& text, int top_k,
+                             const std::vector<WordEffect>& words, int n_words) {
   std::string b = "<h1>router explain</h1>\n<p><span class=\"email\">" + xml_escape(text) +
                   "</span></p>\n" + prediction_block(e, labels, top_k);
+  if (!words.empty()) {
+    const std::string& label = labels[static_cast<size_t>(e.prediction.label)];
+    b += "<h2>The words that matter</h2>\n<p class=\"note\">Each word left out in turn and the "
+         "email read again; the largest falls of " +
+         xml_escape(label) + " first.</p>\n<ul class=\"words\">\n";
+    for (size_t i = 0; i < words.size() && static_cast<int>(i) < n_words; ++i) {
+      const WordEffect& w = words[i];
+      b += "<li>without <b>" + xml_escape(w.word) + "</b>, " + xml_escape(label) + " " +
+           (w.without < e.prediction.confidence ? "falls" : "rises") + " from " +
+           num(e.prediction.confidence, 4) + " to " + num(w.without, 4);
+      if (w.label_without != e.prediction.label) {
+        b += "; the label becomes <b>" + xml_escape(labels[static_cast<size_t>(w.label_without)]) +
+             "</b>";
+      }
+      b += "</li>\n";
+    }
+    b += "</ul>\n";
+  }
   b += "<h2>Token importance</h2>\n" + importance_svg(e) + "<p class=\"note\">" + kImportanceNote +
        "</p>\n<h2>Attention</h2>\n<p class=\"note\">" + kMapNote + "</p>\n<div class=\"maps\">\n";
   for (size_t l = 0; l < e.attention.size(); ++l) {

@@ -16,10 +16,12 @@ namespace router {
 // Escapes & < > " ' for text and attribute values; control characters become U+FFFD.
 std::string xml_escape(std::string_view s);
 
-// One email: prediction and top-k, importance bars, one heat map per layer and head
-// (<svg class="heatmap">, L*H of them) labelled with the tokens.
+// One email: prediction and top-k, then the words that matter (`words`, from word_effects, the
+// first `n_words` of them) as sentences a support lead reads directly, then importance bars and
+// one heat map per layer and head (<svg class="heatmap">, L*H of them) labelled with the tokens.
 std::string explanation_html(const Explanation& e, const std::vector<std::string>& labels,
-                             const std::string& text, int top_k);
+                             const std::string& text, int top_k,
+                             const std::vector<WordEffect>& words = {}, int n_words = 5);
 
 // Two emails side by side: both predictions, both importance bars, and for every head both maps
 // with their mean entropy and strongest links (2*L*H heat maps).
