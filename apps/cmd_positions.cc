@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <spdlog/spdlog.h>
+
 #include "analysis/render_html.h"
 #include "base/errors.h"
 #include "base/files.h"
@@ -52,6 +54,9 @@ void run(const PositionsOptions& o) {
     const Mat<double> picture = sinusoid_table(std::max(max_pos + 1, kMinPictureRows), o.d_model);
     if (!o.svg.empty()) write_output_file(o.svg, positions_svg(picture, positions));
     if (!o.html.empty()) write_output_file(o.html, positions_html(picture, positions));
+    for (const std::string* path : {&o.svg, &o.html}) {
+      if (!path->empty() && *path != "-") spdlog::info("wrote {}", *path);
+    }
   }
   const Mat<double> table = sinusoid_table(max_pos + 1, o.d_model);
   if (o.json) {

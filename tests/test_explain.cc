@@ -256,6 +256,15 @@ TEST_F(Explain, PositionsSvgAndHtmlAreWellFormedAndKeepTheTable) {
       run("positions --svg " + quote(path("p.svg")) + " --html " + quote(path("p.html")));
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_EQ(r.out, plain.out);
+  EXPECT_NE(r.err.find("wrote " + path("p.svg")), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("wrote " + path("p.html")), std::string::npos) << r.err;
+  {  // the caption fits: the picture is at least as wide as its text needs (6.6 px a character)
+    const std::string svg = slurp(path("p.svg"));
+    const size_t at = svg.find("width=\"") + 7;
+    const size_t caption = svg.find("sinusoidal positions:");
+    const size_t caption_end = svg.find("</text>", caption);
+    EXPECT_GE(std::stod(svg.substr(at)), 70 + 6.6 * static_cast<double>(caption_end - caption));
+  }
   for (const char* name : {"p.svg", "p.html"}) {
     const std::string s = slurp(path(name));
     EXPECT_EQ(xml_problem(s), "") << name;

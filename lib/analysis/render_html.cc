@@ -281,16 +281,19 @@ std::string positions_svg(const Mat<double>& table, const std::vector<int>& mark
   const int pairs = std::min(D / 2, 8);
   const double clock_r = 13, clock_gap = 32;
   const double clocks_x = left + map_w + 110;
-  const double w = std::max(clocks_x + std::max(pairs, 1) * clock_gap + 30, left + 600);
+  const std::string caption = "sinusoidal positions: " + std::to_string(P) +
+                              " positions (down) x d_model " + std::to_string(D) +
+                              " (across); blue -1, white 0, red +1";
+  // Wide enough for the caption: 11 px monospace is about 6.6 px a character.
+  const double w = std::max({clocks_x + std::max(pairs, 1) * clock_gap + 30, left + 600,
+                             left + 6.8 * static_cast<double>(caption.size()) + 20});
   const double h = std::max(top + map_h + 50, top + 40.0 * static_cast<double>(marked.size()) + 60);
   std::string s = "<svg class=\"positions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
                   num(w) + "\" height=\"" + num(h) + "\" viewBox=\"0 0 " + num(w) + " " + num(h) +
                   "\">\n";
   s += "<style>text { font-family: monospace; font-size: 11px; fill: #222; }</style>\n";
   s += "<rect x=\"0\" y=\"0\" width=\"" + num(w) + "\" height=\"" + num(h) + "\" fill=\"#fff\"/>\n";
-  s += "<text x=\"" + num(left) + "\" y=\"16\">sinusoidal positions: " + std::to_string(P) +
-       " positions (down) x d_model " + std::to_string(D) +
-       " (across); blue -1, white 0, red +1</text>\n";
+  s += "<text x=\"" + num(left) + "\" y=\"16\">" + caption + "</text>\n";
   s += "<text x=\"" + num(left) + "\" y=\"" + num(top - 6) + "\">dim 0</text>\n";
   s += "<text x=\"" + num(left + map_w) + "\" y=\"" + num(top - 6) + "\" text-anchor=\"end\">" +
        std::to_string(D - 1) + "</text>\n";
