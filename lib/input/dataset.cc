@@ -1,5 +1,6 @@
 #include "input/dataset.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "base/errors.h"
@@ -32,6 +33,49 @@ std::string json_error_text(const std::string& what) {
   return column.empty() ? s : column + ": " + s;
 }
 
+// One CSV row (RFC 4180: fields in double quotes may hold separators, line breaks and "" for a
+// quote) or TSV row (split on tabs, nothing quoted).
+std::vector<std::string> split_row(const std::string& row, char sep) {
+  std::vector<std::string> out(1);
+  bool quoted = false;
+  for (size_t i = 0; i < row.size(); ++i) {
+    const char c = row[i];
+    if (sep == ',' && c == '"') {
+      if (quoted && i + 1 < row.size() && row[i + 1] == '"') {
+        out.back() += '"';
+        ++i;
+      } else {
+        quoted = !quoted;
+      }
+    } else if (c == sep && !quoted) {
+      out.emplace_back();
+    } else {
+      out.back() += c;
+    }
+  }
+  return out;
+}
+
+// "__label__refund __label__x some words" -> {"label": "refund", "text": "some words"}: the first
+// label is the record's; fastText's further labels are dropped.
+bool fasttext_record(const std::string& line, Record& record) {
+  std::string label;
+  size_t pos = 0;
+  while (true) {
+    const size_t start = line.find_first_not_of(" \t", pos);
+    if (start == std::string::npos || line.compare(start, 9, "__label__") != 0) {
+      pos = start == std::string::npos ? line.size() : start;
+      break;
+    }
+    size_t end = line.find_first_of(" \t", start);
+    if (end == std::string::npos) end = line.size();
+    if (label.empty()) label = line.substr(start + 9, end - start - 9);
+    pos = end;
+  }
+  record.value = nlohmann::ordered_json{{"label", label}, {"text", line.substr(pos)}};
+  return true;
+}
+
 // Parse one value, refusing hostile nesting (the parser would otherwise recurse without bound).
 ojson parse_value(const std::string& text, const std::string& where) {
   auto guard = [&](int depth, ojson::parse_event_t, ojson&) {
@@ -59,7 +103,7 @@ RecordReader::RecordReader(const std::string& path) : name_(path == "-" ? "stdin
     if (!file_) throw IoError("cannot read " + path + ": no such file or not readable");
     in_ = &file_;
   }
-  // Peek at the first non-blank byte: '[' is a JSON array, anything else JSON Lines.
+  // Peek at the first non-blank byte: '[' is a JSON array; otherwise the first line tells.
   int c;
   while ((c = in_->peek()) != EOF && (c == ' ' || c == '\t' || c == '\r' || c == '\n')) {
     if (c == '\n') ++line_;
@@ -70,7 +114,63 @@ RecordReader::RecordReader(const std::string& path) : name_(path == "-" ? "stdin
     std::string all((std::istreambuf_iterator<char>(*in_)), std::istreambuf_iterator<char>());
     array_ = parse_value(all, name_);
     if (!array_.is_array()) throw InputError(name_ + ": expected a JSON array of objects");
+    return;
   }
+  if (c == '{' || c == EOF || !next_line()) return;  // JSON Lines (or nothing at all)
+  pending_ = true;
+  if (buffer_.rfind("__label__", 0) == 0) {
+    format_ = DataFormat::kFastText;
+    return;
+  }
+  const bool tab = buffer_.find('\t') != std::string::npos;
+  const std::vector<std::string> columns = split_row(buffer_, tab ? '\t' : ',');
+  if (std::find(columns.begin(), columns.end(), "text") == columns.end()) {
+    if (columns.size() < 2) return;  // not a table: JSON Lines, whose parser names the problem
+    std::string names;
+    for (const auto& col : columns) names += (names.empty() ? "" : ", ") + col;
+    throw InputError(name_ + ":" + std::to_string(line_) + ": read as " + (tab ? "TSV" : "CSV") +
+                     ", but the header row names no \"text\" column " + "(it has: " + names + ")");
+  }
+  format_ = tab ? DataFormat::kTsv : DataFormat::kCsv;
+  header_ = columns;
+  pending_ = false;  // the header is not a record
+}
+
+bool RecordReader::next_line() {
+  if (pending_) {
+    pending_ = false;
+    return true;
+  }
+  if (!std::getline(*in_, buffer_)) {
+    if (in_->bad()) throw IoError(name_ + ": read error");
+    return false;
+  }
+  ++line_;
+  if (!buffer_.empty() && buffer_.back() == '\r') buffer_.pop_back();
+  return true;
+}
+
+bool RecordReader::next_table_row(Record& record) {
+  const char sep = format_ == DataFormat::kTsv ? '\t' : ',';
+  do {
+    if (!next_line()) return false;
+  } while (buffer_.find_first_not_of(" \t") == std::string::npos);
+  record.position = line_;
+  record.where = name_ + ":" + std::to_string(line_);
+  std::string row = buffer_;
+  // A quoted CSV field may hold line breaks: read on while a quote is open.
+  while (sep == ',' && std::count(row.begin(), row.end(), '"') % 2 == 1) {
+    if (!next_line()) throw InputError(record.where + ": a quoted field is never closed");
+    row += "\n" + buffer_;
+  }
+  const std::vector<std::string> fields = split_row(row, sep);
+  if (fields.size() != header_.size()) {
+    throw InputError(record.where + ": " + std::to_string(fields.size()) + " fields, but the " +
+                     "header names " + std::to_string(header_.size()) + " columns");
+  }
+  record.value = nlohmann::ordered_json::object();
+  for (size_t i = 0; i < fields.size(); ++i) record.value[header_[i]] = fields[i];
+  return true;
 }
 
 RecordReader::~RecordReader() = default;
@@ -84,9 +184,14 @@ bool RecordReader::next(Record& record) {
     if (!record.value.is_object()) throw InputError(record.where + ": expected a JSON object");
     return true;
   }
-  while (std::getline(*in_, buffer_)) {
-    ++line_;
+  if (format_ == DataFormat::kCsv || format_ == DataFormat::kTsv) return next_table_row(record);
+  while (next_line()) {
     if (buffer_.find_first_not_of(" \t\r") == std::string::npos) continue;
+    if (format_ == DataFormat::kFastText) {
+      record.position = line_;
+      record.where = name_ + ":" + std::to_string(line_);
+      return fasttext_record(buffer_, record);
+    }
     record.position = line_;
     record.where = name_ + ":" + std::to_string(line_);
     record.value = parse_value(buffer_, record.where);
@@ -95,7 +200,6 @@ bool RecordReader::next(Record& record) {
     }
     return true;
   }
-  if (in_->bad()) throw IoError(name_ + ": read error");
   return false;
 }
 

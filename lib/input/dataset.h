@@ -1,6 +1,9 @@
-// Reading records from JSON Lines or a JSON array (told apart by the first non-blank byte).
-// JSON Lines is streamed one line at a time, so memory stays flat for any file size; a JSON array
-// is read whole. Every error names the file and the line (JSON Lines) or array index.
+// Reading records from the formats people have, told apart by content: JSON Lines, a JSON array
+// (first non-blank byte '['), fastText lines ("__label__x some text"), and CSV or TSV with a
+// header row that names a "text" column. Every format but the JSON array is streamed one record
+// at a time, so memory stays flat for any file size. Every record is a JSON object (fastText gives
+// {"label", "text"}, CSV and TSV one string member per column), and every error names the file
+// and the line (or array index).
 #pragma once
 
 #include <cstdint>
@@ -14,7 +17,7 @@
 
 namespace router {
 
-enum class DataFormat { kJsonLines, kJsonArray };
+enum class DataFormat { kJsonLines, kJsonArray, kFastText, kCsv, kTsv };
 
 struct Record {
   nlohmann::ordered_json value;  // the object, keys in input order
@@ -45,6 +48,11 @@ class RecordReader {
   nlohmann::ordered_json array_;  // the whole array, for kJsonArray
   size_t array_pos_ = 0;
   std::string buffer_;
+  bool pending_ = false;             // buffer_ holds the first line, read to tell the format
+  std::vector<std::string> header_;  // CSV and TSV column names
+
+  bool next_line();                     // into buffer_; false at the end
+  bool next_table_row(Record& record);  // CSV or TSV
 };
 
 // A labelled example for training and evaluation.
