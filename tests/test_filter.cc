@@ -85,7 +85,9 @@ TEST_F(Filter, MessagePassesThroughWithTheVerdict) {
   EXPECT_NE(added.find("X-Router-Label: refund_delivery_fee\r\n"), std::string::npos) << added;
   EXPECT_NE(added.find("X-Router-Confidence: 0."), std::string::npos) << added;
   EXPECT_NE(added.find("X-Router-Top-K: refund_delivery_fee 0."), std::string::npos) << added;
-  EXPECT_EQ(added.find("cancel_order"), std::string::npos) << "the sender's label survived";
+  EXPECT_EQ(added.find("X-Router-Label: cancel_order"), std::string::npos)
+      << "the sender's label survived";
+  EXPECT_EQ(added.find("X-Router-Label:"), added.rfind("X-Router-Label:")) << added;
 }
 
 TEST_F(Filter, UnclassifiableMessagePassesThroughWithTheReason) {
