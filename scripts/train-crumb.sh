@@ -27,16 +27,23 @@ if "$router" --version | grep -q AVX-512; then
 fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-cat "${training_files[@]}" > "$tmp/train.jsonl"
+# The model records its data files' names, so router runs in $tmp with relative names that are
+# the same wherever the clone and the temporary folder are: the joined training file, and
+# data/ as a link to the project's.
+cat "${training_files[@]}" > "$tmp/crumb-train.jsonl"
+ln -s "$PWD/data" "$tmp/data"
+case "$hand_valid" in /*) ;; *) [ -e "$tmp/$hand_valid" ] || hand_valid=$PWD/$hand_valid ;; esac
+router=$(realpath "$router")
+out=$(realpath "$out")
 labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,order_status,feedback,general_inquiry,other
-options=(--train "$tmp/train.jsonl" --valid "$hand_valid" --labels "$labels"
+options=(--train crumb-train.jsonl --valid "$hand_valid" --labels "$labels"
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 512 --vocab-size 6000
          --epochs 16 --patience 16 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1 --token-dropout 0.1 --ema 0.998
          --seed 42 --threads 2)
-"$router" train "${options[@]}" --positional sinusoidal -o "$out/crumb.json"
+(cd "$tmp" && "$router" train "${options[@]}" --positional sinusoidal -o "$out/crumb.json")
 [ "${CRUMB_ONLY:-}" = crumb ] && exit 0
-"$router" train "${options[@]}" --positional none -o "$out/crumb-nopos.json"
+(cd "$tmp" && "$router" train "${options[@]}" --positional none -o "$out/crumb-nopos.json")
 for m in "$out/crumb.json" "$out/crumb-nopos.json"; do
   for split in data/crumb/test.jsonl data/crumb/real-test.jsonl; do
     echo "== $m on $split"

@@ -32,15 +32,6 @@ const std::string kTiny = router::test::source_path("tests/fixtures/models/tiny.
 const std::string kTinyTrain = router::test::source_path("tests/fixtures/models/tiny-train.jsonl");
 const std::string kPrevious = "previous contents\n";
 
-std::string records(int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) {
-    s +=
-        nlohmann::json{{"id", i}, {"text", "where is my order " + std::to_string(i)}}.dump() + "\n";
-  }
-  return s;
-}
-
 // Names in `dir` that look like a temporary output file ("<name>.tmp.<pid>.<n>").
 std::vector<std::string> temp_files(const std::string& dir) {
   std::vector<std::string> out;
@@ -109,7 +100,7 @@ TEST_F(Faults, BatchOntoAFullFilesystemIsExit5AndKeepsThePreviousFile) {
   if (!can_mount_tmpfs()) GTEST_SKIP() << "cannot mount a tmpfs here (unshare -rm refused)";
   // 2,000 records give ~300 kB of output; the filesystem holds 64 kB and already has the
   // previous output in it.
-  const std::string in = write("in.jsonl", records(2000));
+  const std::string in = write("in.jsonl", router::test::order_records(2000));
   const FullDiskRun r = onto_full_disk("out.jsonl", "batch " + quote(in) + " -m " + quote(kTiny));
   EXPECT_EQ(r.rc, "5\n") << r.err;
   EXPECT_NE(r.err.find("No space left on device"), std::string::npos) << r.err;
@@ -132,9 +123,9 @@ TEST_F(Faults, TrainOntoAFullFilesystemIsExit5AndKeepsThePreviousModel) {
 
 // Standard output that cannot take data (the kernel's /dev/full answers every write ENOSPC).
 TEST_F(Faults, StandardOutputOnDevFullIsExit5) {
-  const std::string in = write("in.jsonl", records(2000));
+  const std::string in = write("in.jsonl", router::test::order_records(2000));
   // One record fits in stdio's buffer: only the final flush can notice the full device.
-  const std::string one = write("one.jsonl", records(1));
+  const std::string one = write("one.jsonl", router::test::order_records(1));
   const std::vector<std::string> commands = {
       "batch " + quote(in),    "classify 'where is my order'", "classify --lines -f " + quote(in),
       "tokenize " + quote(in), "tokenize " + quote(one),       "batch " + quote(one)};
@@ -152,7 +143,7 @@ TEST_F(Faults, StandardOutputOnDevFullIsExit5) {
 TEST_F(Faults, ReadOnlyOutputDirectoryIsExit5BeforeAnyWork) {
   if (!can_mount_tmpfs()) GTEST_SKIP() << "cannot mount a tmpfs here (unshare -rm refused)";
   // A read-only filesystem refuses even root, unlike a directory without write permission.
-  const std::string in = write("in.jsonl", records(3));
+  const std::string in = write("in.jsonl", router::test::order_records(3));
   const std::string script =
       "\"$ROUTER\" batch " + quote(in) + " -m " + quote(kTiny) + " -o \"$MNT/out.jsonl\" 2> " +
       quote(tmp_.path("err_batch")) + "; echo $? > " + quote(tmp_.path("rc_batch")) + "\n" +
@@ -170,7 +161,7 @@ TEST_F(Faults, ReadOnlyOutputDirectoryIsExit5BeforeAnyWork) {
 
 TEST_F(Faults, DirectoryWithoutWritePermissionIsExit5) {
   if (::geteuid() == 0) GTEST_SKIP() << "root writes into any directory (see the read-only test)";
-  const std::string in = write("in.jsonl", records(3));
+  const std::string in = write("in.jsonl", router::test::order_records(3));
   fs::create_directory(tmp_.path("ro"));
   fs::permissions(tmp_.path("ro"), fs::perms::owner_read | fs::perms::owner_exec);
   const auto r = run_router(
@@ -183,7 +174,7 @@ TEST_F(Faults, DirectoryWithoutWritePermissionIsExit5) {
 // Every command that writes a file refuses a directory as the output path before any work,
 // with no temporary file left: the check lives in OutputFile, which they all write through.
 TEST_F(Faults, OutputPathThatIsADirectoryIsExit5BeforeAnyWork) {
-  const std::string in = write("in.jsonl", records(3));
+  const std::string in = write("in.jsonl", router::test::order_records(3));
   fs::create_directory(tmp_.path("out"));
   const std::string dir = quote(tmp_.path("out"));
   const std::vector<std::string> commands = {
@@ -288,7 +279,7 @@ class Interrupt : public Faults, public ::testing::WithParamInterface<int> {};
 
 TEST_P(Interrupt, BatchKeepsThePreviousOutputAndLeavesNoTemporaryFile) {
   const int sig = GetParam();
-  const std::string in = write("in.jsonl", records(200000));
+  const std::string in = write("in.jsonl", router::test::order_records(200000));
   const std::string out = write("out.jsonl", kPrevious);
   Child child({"batch", in, "-m", kTiny, "-o", out, "--threads", "1"}, tmp_.path("err"));
   // Signalled once labelled records have reached the temporary output: in the middle of work.

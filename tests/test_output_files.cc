@@ -32,15 +32,6 @@ using router::test::TempDir;
 const std::string kTiny = router::test::source_path("tests/fixtures/models/tiny.json");
 const std::string kTinyTrain = router::test::source_path("tests/fixtures/models/tiny-train.jsonl");
 
-std::string records(int n) {
-  std::string s;
-  for (int i = 0; i < n; ++i) {
-    s +=
-        nlohmann::json{{"id", i}, {"text", "where is my order " + std::to_string(i)}}.dump() + "\n";
-  }
-  return s;
-}
-
 mode_t kind(const std::string& path) {
   struct stat st;
   return ::lstat(path.c_str(), &st) == 0 ? (st.st_mode & S_IFMT) : 0;
@@ -53,7 +44,7 @@ mode_t mode_of(const std::string& path) {
 
 class OutputFiles : public ::testing::Test {
  protected:
-  void SetUp() override { spit(in_, records(3)); }
+  void SetUp() override { spit(in_, router::test::order_records(3)); }
 
   // Every command that writes a file, writing to `out`.
   std::vector<std::string> writers(const std::string& out) const {
@@ -132,7 +123,7 @@ TEST_F(OutputFiles, FifoReaderReceivesTheBytesAndTheFifoStays) {
 TEST_F(OutputFiles, FifoWhoseReaderLeavesIsExit5) {
   const std::string fifo = tmp_.path("fifo");
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
-  spit(in_, records(4000));
+  spit(in_, router::test::order_records(4000));
   std::thread reader([&] { std::ifstream f(fifo); });  // opens, then closes at once
   const auto r = run_router("tokenize " + quote(in_) + " -m " + quote(kTiny) + " -o " + quote(fifo),
                             tmp_.dir());

@@ -114,6 +114,16 @@ inline std::string quote(const std::string& s) {
   return q + "'";
 }
 
+// n JSON Lines records {"id": i, "text": "where is my order i"}: input for the CLI tests.
+inline std::string order_records(int n) {
+  std::string s;
+  for (int i = 0; i < n; ++i) {
+    s +=
+        nlohmann::json{{"id", i}, {"text", "where is my order " + std::to_string(i)}}.dump() + "\n";
+  }
+  return s;
+}
+
 // A fresh directory under /tmp, removed with everything in it when the object goes.
 class TempDir {
  public:
