@@ -168,7 +168,7 @@ TEST(Builtin, MailThatIsNotForTheDeskIsOther) {
       {"Refund the delivery fee, not the cake.", "refund_delivery_fee"},
   };
   std::string args;
-  for (const auto& c : cases) args += " " + test::quote(c.first);
+  for (const auto& c : cases) (args += ' ') += test::quote(c.first);
   int code = -1;
   const std::string out = run_stdout(std::string(ROUTER_BINARY) + " classify" + args, code);
   ASSERT_EQ(code, 0);

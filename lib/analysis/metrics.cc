@@ -205,11 +205,17 @@ std::string confusion_text(const Evaluation& e) {
     for (size_t j = 0; j < K; ++j) cell = std::max(cell, std::to_string(e.confusion[i][j]).size());
   }
   const size_t number_width = std::to_string(K).size() + 2;
-  auto number = [&](size_t i) { return pad_left("(" + std::to_string(i + 1) + ")", number_width); };
+  // "(i)" built by appending: GCC 12 warns (-Wrestrict, a false positive) on "(" + to_string().
+  auto numbered = [](size_t i) {
+    std::string n = "(";
+    n += std::to_string(i + 1);
+    return n += ')';
+  };
+  auto number = [&](size_t i) { return pad_left(numbered(i), number_width); };
   std::string out =
       "confusion matrix (rows: true label; columns: predicted label, numbered as the rows)\n";
   out += std::string(number_width + 1 + name_width, ' ');
-  for (size_t j = 0; j < K; ++j) out += "  " + pad_left("(" + std::to_string(j + 1) + ")", cell);
+  for (size_t j = 0; j < K; ++j) out += "  " + pad_left(numbered(j), cell);
   out += "\n";
   for (size_t i = 0; i < K; ++i) {
     out += number(i) + " " + pad_right(e.labels[i], name_width);
