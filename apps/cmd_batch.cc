@@ -467,7 +467,8 @@ void run(BatchOptions o) {
 void add_batch_command(CLI::App& app) {
   auto o = std::make_shared<BatchOptions>();
   auto* cmd = app.add_subcommand(
-      "batch", "Label every record of a JSON Lines file or JSON array; writes the same form");
+      "batch",
+      "Label every record or message: JSON Lines, CSV, TSV, fastText, mbox, .eml, Maildir");
   cmd->add_option("input", o->inputs,
                   "One or more of: JSON Lines or a JSON array of objects, each with a string "
                   "\"text\"; an mbox; a message (.eml); a Maildir or a folder of messages ('-': "

@@ -1,0 +1,86 @@
+// What `cmake --install` puts on a machine: the binary, a man page and bash completion, both made
+// at build time from the binary's own --help (scripts/make-docs.sh), so every command and option
+// is in them; the completion completes commands and each command's options.
+#include <cctype>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "test_support.h"
+
+namespace {
+
+namespace fs = std::filesystem;
+using router::test::quote;
+using router::test::slurp;
+
+const fs::path kAppsDir = fs::path(ROUTER_BINARY).parent_path();
+
+// `cmd`'s standard output.
+std::string output_of(const std::string& cmd) {
+  std::string out;
+  FILE* p = popen(cmd.c_str(), "r");
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, p)) > 0) out.append(buf, n);
+  pclose(p);
+  return out;
+}
+
+std::vector<std::string> words_of(const std::string& text) {
+  std::istringstream in(text);
+  return {std::istream_iterator<std::string>(in), {}};
+}
+
+TEST(Install, ManPageAndCompletionListEveryCommandAndOption) {
+  const std::string man = slurp((kAppsDir / "router.1").string());
+  const std::string completion = slurp((kAppsDir / "router.bash").string());
+  ASSERT_FALSE(man.empty());
+  ASSERT_FALSE(completion.empty());
+  const std::string router = quote(ROUTER_BINARY);
+  const auto commands = words_of(
+      output_of(router + " --help | awk '/^Subcommands:/ { f = 1; next } f && NF { print $1 }'"));
+  ASSERT_GE(commands.size(), 10u);
+  for (const auto& c : commands) {
+    std::string upper = c;
+    for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+    EXPECT_NE(man.find(".SH \"ROUTER " + upper + "\""), std::string::npos) << c;
+    const auto flags = words_of(output_of(router + " " + c +
+                                          " --help | grep -E '^  -' | sed -E 's/^  //; "
+                                          "s/[ =].*$//' | tr ',' ' '"));
+    for (const auto& f : flags) {
+      EXPECT_NE(man.find(f), std::string::npos) << c << " " << f;
+      EXPECT_NE(completion.find(" " + f + " "), std::string::npos) << c << " " << f;
+    }
+  }
+  EXPECT_EQ(std::system(("bash -n " + quote((kAppsDir / "router.bash").string())).c_str()), 0);
+}
+
+TEST(Install, CompletionCompletesCommandsAndOptions) {
+  const std::string complete = "bash -c 'source " + quote((kAppsDir / "router.bash").string()) +
+                               "; COMP_WORDS=($0); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
+                               "_router; echo \"${COMPREPLY[*]}\"' ";
+  EXPECT_EQ(output_of(complete + "'router clas'"), "classify\n");
+  EXPECT_EQ(output_of(complete + "'router train --tr'"), "--train\n");
+  EXPECT_EQ(output_of(complete + "'router filter --no'"), "--no-header-rules\n");
+}
+
+TEST(Install, InstallPutsBinaryManPageAndCompletionUnderThePrefix) {
+  router::test::TempDir tmp("router_install");
+  const std::string build = kAppsDir.parent_path().string();
+  const std::string cmd =
+      "cmake --install " + quote(build) + " --prefix " + quote(tmp.dir()) + " > /dev/null 2>&1";
+  ASSERT_EQ(std::system(cmd.c_str()), 0);
+  for (const char* f :
+       {"bin/router", "share/man/man1/router.1", "share/bash-completion/completions/router"}) {
+    EXPECT_TRUE(fs::exists(tmp.path(f))) << f;
+  }
+}
+
+}  // namespace
