@@ -142,14 +142,15 @@ void print_prediction(const Model& m, const Explanation& e, int k) {
   std::printf("\n");
 }
 
-void print_words(const Model& m, const Explanation& e, const std::string& text, int n);
+void print_words(const Model& m, const Explanation& e, const std::vector<WordEffect>& effects,
+                 int n);
 void print_gradient(const Model& m, const Explanation& e, const std::vector<std::string>& tok,
                     const Style& st);
 void print_attention(const Explanation& e, const std::vector<std::string>& tok,
                      const ExplainOptions& o, const Style& st);
 
 void print_one(const Model& m, const Explanation& e, const std::string& text,
-               const ExplainOptions& o, const Style& st) {
+               const std::vector<WordEffect>& words, const ExplainOptions& o, const Style& st) {
   std::printf("email: %s\n", text.c_str());
   std::printf("tokens (%zu%s, as the model sees them):\n", e.tokens.size(),
               e.truncated ? ", cut to max_len" : "");
@@ -159,7 +160,7 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
   }
   std::printf("\n");
   print_prediction(m, e, o.top_k);
-  print_words(m, e, text, o.words);
+  print_words(m, e, words, o.words);
   const std::vector<std::string> tok = display_tokens(e);
   if (o.gradient) print_gradient(m, e, tok, st);
   if (o.attention) print_attention(e, tok, o, st);
@@ -172,9 +173,9 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
 }
 
 // The words whose removal moves the prediction most, as a sentence a reader can check.
-void print_words(const Model& m, const Explanation& e, const std::string& text, int n) {
+void print_words(const Model& m, const Explanation& e, const std::vector<WordEffect>& effects,
+                 int n) {
   const int label = e.prediction.label;
-  const auto effects = word_effects(m, text, label);
   if (effects.empty()) return;
   std::printf("\nwords that matter (each left out in turn, the rest read again):\n");
   for (size_t i = 0; i < effects.size() && static_cast<int>(i) < n; ++i) {
@@ -315,16 +316,17 @@ void run(const ExplainOptions& o) {
   const Model model = load_model_or_default(o.model);
   std::vector<Explanation> ex;
   for (const auto& t : texts) ex.push_back(explain(model, t));
+  // Leave-one-word-out costs a forward pass a word: run once, for every view that shows it.
+  const std::vector<WordEffect> words =
+      o.compare ? std::vector<WordEffect>{} : word_effects(model, texts[0], ex[0].prediction.label);
   Style st;
   st.shade = !o.plain && (o.shade || ::isatty(STDOUT_FILENO));
 
   if (!o.html.empty()) {
     write_output_file(
-        o.html,
-        o.compare
-            ? comparison_html(ex[0], ex[1], model.labels(), texts[0], texts[1], o.top_k)
-            : explanation_html(ex[0], model.labels(), texts[0], o.top_k,
-                               word_effects(model, texts[0], ex[0].prediction.label), o.words));
+        o.html, o.compare
+                    ? comparison_html(ex[0], ex[1], model.labels(), texts[0], texts[1], o.top_k)
+                    : explanation_html(ex[0], model.labels(), texts[0], o.top_k, words, o.words));
   }
   if (o.json) {
     nlohmann::json j;
@@ -334,14 +336,14 @@ void run(const ExplainOptions& o) {
            {"emails", texts}};
     } else {
       j = explanation_json(model, ex[0], o.top_k);
-      nlohmann::json words = nlohmann::json::array();
-      for (const auto& w : word_effects(model, texts[0], ex[0].prediction.label)) {
-        words.push_back({{"word", w.word},
-                         {"index", w.index},
-                         {"without", float_value(w.without)},
-                         {"label_without", model.labels()[w.label_without]}});
+      nlohmann::json listed = nlohmann::json::array();
+      for (const auto& w : words) {
+        listed.push_back({{"word", w.word},
+                          {"index", w.index},
+                          {"without", float_value(w.without)},
+                          {"label_without", model.labels()[w.label_without]}});
       }
-      j["words"] = words;
+      j["words"] = listed;
     }
     std::printf("%s\n", j.dump().c_str());
     return;
@@ -349,7 +351,7 @@ void run(const ExplainOptions& o) {
   if (o.compare) {
     print_compare(model, ex[0], ex[1], texts[0], texts[1], o, st);
   } else {
-    print_one(model, ex[0], texts[0], o, st);
+    print_one(model, ex[0], texts[0], words, o, st);
   }
   if (!o.html.empty()) std::fprintf(stderr, "router: wrote %s\n", o.html.c_str());
 }
