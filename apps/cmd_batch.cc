@@ -204,14 +204,6 @@ std::string pair_id(const ojson& value) {
   return it->is_string() ? it->get<std::string>() : it->dump();
 }
 
-bool stdin_is_a_stream() {
-  static const bool stream = [] {
-    struct stat st;
-    return ::fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
-  }();
-  return stream;
-}
-
 // Every input in order as slots: JSON records, the messages of an mbox, a .eml file, or the
 // message files of a folder (a Maildir's new/ then cur/, or every file of a plain folder, each
 // in name order).

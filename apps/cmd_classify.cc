@@ -112,11 +112,6 @@ void stream_lines(const Model& model, const ClassifyOptions& o) {
   warn_truncated(model, truncated);
 }
 
-bool stdin_is_a_stream() {
-  struct stat st;
-  return ::fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
-}
-
 void run(const ClassifyOptions& o) {
   if (o.lines && o.format == "eml") throw UsageError("--format eml reads one message, not --lines");
   if (!o.texts.empty() && !o.files.empty()) {

@@ -179,6 +179,14 @@ void check_not_input(const std::string& input, const std::string& output) {
   }
 }
 
+bool stdin_is_a_stream() {
+  static const bool stream = [] {
+    struct stat st;
+    return ::fstat(STDIN_FILENO, &st) == 0 && !S_ISREG(st.st_mode);
+  }();
+  return stream;
+}
+
 std::string read_file(const std::string& path) {
   struct stat st;
   if (::stat(path.c_str(), &st) != 0) throw IoError("cannot read " + path + ": " + errno_text());

@@ -62,6 +62,10 @@ void check_writable(const std::string& path);
 // special files are never the same file).
 void check_not_input(const std::string& input, const std::string& output);
 
+// True when standard input is a pipe, a terminal or a socket rather than a regular file: then
+// commands answer each record as soon as it is read (a co-process waits for its line back).
+bool stdin_is_a_stream();
+
 // Whole file as bytes; throws IoError naming the path.
 std::string read_file(const std::string& path);
 
