@@ -151,10 +151,8 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
     if (s.mail) {
       text = &parse_mail(s);
       if (!s.rule.empty()) {
-        MailText m;
-        m.text = *text;
-        m.rule = s.rule;
-        if (auto ruled = mail_rule_prediction(model, m, !o.no_header_rules, s.where)) {
+        if (auto ruled =
+                mail_rule_prediction(model, s.rule, !text->empty(), !o.no_header_rules, s.where)) {
           s.prediction = std::move(*ruled);
           serialise(model, o, s);
           return;

@@ -175,7 +175,8 @@ void run(const ClassifyOptions& o) {
   std::vector<std::string> texts;
   for (size_t i = 0; i < emails.size(); ++i) {
     if (!mails[i].rule.empty()) {
-      ruled[i] = mail_rule_prediction(model, mails[i], !o.no_header_rules, wheres[i]);
+      ruled[i] = mail_rule_prediction(model, mails[i].rule, !mails[i].text.empty(),
+                                      !o.no_header_rules, wheres[i]);
     }
     if (!ruled[i]) texts.push_back(std::move(emails[i]));
   }

@@ -94,10 +94,11 @@ void add_header_rules_option(CLI::App& cmd, bool& off) {
                "List-Unsubscribe is labelled `other`, with the rule named)");
 }
 
-std::optional<Prediction> mail_rule_prediction(const Model& model, const MailText& mail,
-                                               bool header_rules, const std::string& where) {
-  const bool no_text = mail.text.empty();
-  std::string rule = header_rules || mail.rule == "no text" ? mail.rule : "";
+std::optional<Prediction> mail_rule_prediction(const Model& model, const std::string& mail_rule,
+                                               bool has_text, bool header_rules,
+                                               const std::string& where) {
+  const bool no_text = !has_text;
+  std::string rule = header_rules || mail_rule == "no text" ? mail_rule : "";
   if (no_text && rule.empty()) rule = "no text";
   const auto& labels = model.labels();
   const auto other = std::find(labels.begin(), labels.end(), "other");

@@ -28,11 +28,12 @@ MailText email_text(std::string raw, const std::string& where, const std::string
 // Adds --no-header-rules to `cmd`, bound to `off`.
 void add_header_rules_option(CLI::App& cmd, bool& off);
 // The prediction for a message that a mail rule routes to `other` (confidence 1, the rule
-// named): a header marking automatic or bulk mail (unless `header_rules` is false), or no text
-// at all. None when no rule applies or the model has no `other` label; then a message with no
-// text is an InputError naming `where`.
-std::optional<Prediction> mail_rule_prediction(const Model& model, const MailText& mail,
-                                               bool header_rules, const std::string& where);
+// named): `rule` is MailText::rule, a header marking automatic or bulk mail (ignored unless
+// `header_rules`) or "no text". None when no rule applies or the model has no `other` label;
+// then a message with no text (`has_text` false) is an InputError naming `where`.
+std::optional<Prediction> mail_rule_prediction(const Model& model, const std::string& rule,
+                                               bool has_text, bool header_rules,
+                                               const std::string& where);
 
 // {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first,
 // then "truncated": true when the email had more tokens than the model reads (max_len), and
