@@ -7,7 +7,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -24,6 +23,7 @@
 #include "common.h"
 #include "input/dataset.h"
 #include "input/mail.h"
+#include "input/maildir.h"
 #include "progress.h"
 
 namespace router::app {
@@ -289,21 +289,7 @@ class Inputs {
   void expand(const std::string& path) {
     struct stat st;
     if (path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-      const bool maildir = std::filesystem::is_directory(path + "/cur") ||
-                           std::filesystem::is_directory(path + "/new");
-      for (const char* sub :
-           maildir ? std::vector<const char*>{"/new", "/cur"} : std::vector<const char*>{""}) {
-        const std::string dir = path + sub;
-        if (!std::filesystem::is_directory(dir)) continue;
-        std::vector<std::string> files;
-        for (const auto& e : std::filesystem::directory_iterator(dir)) {
-          if (e.is_regular_file() && e.path().filename().string()[0] != '.') {
-            files.push_back(e.path().string());
-          }
-        }
-        std::sort(files.begin(), files.end());
-        for (auto& f : files) units_.push_back({Kind::kEml, std::move(f)});
-      }
+      for (auto& f : folder_messages(path)) units_.push_back({Kind::kEml, std::move(f)});
       return;
     }
     if (format_ == "mbox" || (format_ == "auto" && input_is_mbox(path))) {

@@ -63,5 +63,6 @@ void add_demo_command(CLI::App& app);
 void add_explain_command(CLI::App& app);
 void add_tokenize_command(CLI::App& app);
 void add_filter_command(CLI::App& app);
+void add_route_command(CLI::App& app);
 
 }  // namespace router::app

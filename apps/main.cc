@@ -63,6 +63,7 @@ constexpr struct {
     {"explain", router::app::add_explain_command},
     {"tokenize", router::app::add_tokenize_command},
     {"filter", router::app::add_filter_command},
+    {"route", router::app::add_route_command},
 };
 
 // Registers the subcommand that argv names, or all of them when it names none (for --help and
