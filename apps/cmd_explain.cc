@@ -27,7 +27,7 @@ constexpr const char* kSwapB = "Refund the cake, not the delivery fee.";
 struct ExplainOptions {
   std::vector<std::string> texts;
   std::string file, model, html;
-  int top_k = 3, links = 3, words = 5;
+  int top_k = 3, links = 3, words = 5, heads = 3;
   bool json = false, shade = false, plain = false, compare = false;
   bool gradient = false, attention = false;
 };
@@ -144,6 +144,7 @@ void print_prediction(const Model& m, const Explanation& e, int k) {
 
 void print_words(const Model& m, const Explanation& e, const std::vector<WordEffect>& effects,
                  int n);
+void print_heads(const Model& m, const Explanation& e, int n);
 void print_gradient(const Model& m, const Explanation& e, const std::vector<std::string>& tok,
                     const Style& st);
 void print_attention(const Explanation& e, const std::vector<std::string>& tok,
@@ -161,6 +162,7 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
   std::printf("\n");
   print_prediction(m, e, o.top_k);
   print_words(m, e, words, o.words);
+  print_heads(m, e, o.heads);
   const std::vector<std::string> tok = display_tokens(e);
   if (o.gradient) print_gradient(m, e, tok, st);
   if (o.attention) print_attention(e, tok, o, st);
@@ -181,10 +183,23 @@ void print_words(const Model& m, const Explanation& e, const std::vector<WordEff
   for (size_t i = 0; i < effects.size() && static_cast<int>(i) < n; ++i) {
     const WordEffect& w = effects[i];
     std::string line = "  without \"" + clip(w.word, 24) + "\", " + m.labels()[label] + " " +
-                       (w.without < e.prediction.confidence ? "falls" : "rises") + " from " +
-                       format_fixed(e.prediction.confidence, 4) + " to " +
-                       format_fixed(w.without, 4);
+                       change_words(e.prediction.confidence, w.without);
     if (w.label_without != label) line += "; the label becomes " + m.labels()[w.label_without];
+    std::printf("%s\n", line.c_str());
+  }
+}
+
+// The heads whose absence moves the prediction most, in the same words as print_words.
+void print_heads(const Model& m, const Explanation& e, int n) {
+  const int label = e.prediction.label;
+  if (e.heads.empty() || n <= 0) return;
+  std::printf("\nheads that matter (each switched off in turn, the email read again):\n");
+  for (size_t i = 0; i < e.heads.size() && static_cast<int>(i) < n; ++i) {
+    const HeadEffect& h = e.heads[i];
+    std::string line = "  without head " + std::to_string(h.layer) + "." + std::to_string(h.head) +
+                       ", " + m.labels()[label] + " " +
+                       change_words(e.prediction.confidence, h.without);
+    if (h.label_without != label) line += "; the label becomes " + m.labels()[h.label_without];
     std::printf("%s\n", line.c_str());
   }
 }
@@ -276,12 +291,20 @@ nlohmann::json explanation_json(const Model& m, const Explanation& e, int k) {
     }
     attention.push_back(heads);
   }
+  nlohmann::json heads = nlohmann::json::array();
+  for (const HeadEffect& h : e.heads) {
+    heads.push_back({{"layer", h.layer},
+                     {"head", h.head},
+                     {"without", float_value(h.without)},
+                     {"label_without", m.labels()[h.label_without]}});
+  }
   return {{"tokens", e.tokens},
           {"ids", e.ids},
           {"truncated", e.truncated},
           {"attention", attention},
           {"importance", e.importance},
           {"importance_method", "gradient_x_input"},
+          {"heads", heads},
           {"prediction", prediction_json(m, e.prediction, k)}};
 }
 
@@ -363,8 +386,9 @@ void add_explain_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "explain", "Why a label: the words that matter, token importance, attention maps");
   cmd->footer(
-      "By default: the tokens, the prediction, and the words that matter: each word left out in\n"
-      "turn and the email read again, the largest falls of the predicted label first.\n"
+      "By default: the tokens, the prediction, the words that matter (each word left out in\n"
+      "turn and the email read again, the largest falls of the predicted label first) and the\n"
+      "heads that matter (each attention head switched off in turn, its output zeroed).\n"
       "--gradient adds each token's importance as gradient x input: the gradient of the\n"
       "predicted label's logit with respect\n"
       "to each token's input vector x0 (embedding + position), dotted with x0, scaled so that the\n"
@@ -381,6 +405,9 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("--words", opts->words, "Words that matter to list")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));
+  cmd->add_option("--heads", opts->heads, "Heads that matter to list")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 1000));
   cmd->add_flag("--gradient", opts->gradient, "Also each token's importance (gradient x input)");
   cmd->add_flag("--attention", opts->attention, "Also every head's attention map and top links");
   cmd->add_option("--links", opts->links, "Strongest links to list per head")
@@ -388,7 +415,7 @@ void add_explain_command(CLI::App& app) {
       ->check(CLI::Range(0, 1000));
   cmd->add_flag("--json", opts->json,
                 "Print one JSON object: tokens, attention[layer][head][i][j], importance, "
-                "prediction");
+                "heads, words, prediction");
   cmd->add_option("--html", opts->html, "Also write a self-contained HTML page to FILE");
   cmd->add_flag(
       "--color,--shade", opts->shade,

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <regex>
+#include <set>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -139,6 +140,12 @@ TEST_F(Explain, JsonShapesRowsSumToOneImportanceSumsToOne) {
     }
   }
   ASSERT_EQ(j.at("importance").size(), T);
+  ASSERT_EQ(j.at("heads").size(), 2u);  // each head switched off: {layer, head, without, ...}
+  for (const auto& h : j.at("heads")) {
+    EXPECT_EQ(h.at("layer"), 0);
+    EXPECT_TRUE(h.at("label_without").is_string());
+    EXPECT_GE(h.at("without").get<double>(), 0.0);
+  }
   double total = 0;
   for (double v : j.at("importance")) total += std::abs(v);
   EXPECT_NEAR(total, 1.0, 1e-6);
@@ -220,6 +227,39 @@ TEST(ExplainMath, ExplainMatchesPredictAndNormalises) {
   EXPECT_EQ(xml_escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
 }
 
+// The heads that matter: every head once, the largest fall first, and each probability is what
+// the model gives when that head's slice of the output projection is zeroed, read through the
+// prediction path (encoder_logits, as Model::predict), not the explain forward.
+TEST(ExplainMath, HeadsThatMatterAreEachHeadSwitchedOff) {
+  const Model model = load_model(kModel);
+  const std::string text = "where is my order";
+  const Explanation e = explain(model, text);
+  const Config& c = model.config();
+  ASSERT_EQ(e.heads.size(), static_cast<size_t>(c.n_layers * c.n_heads));
+  std::set<std::pair<int, int>> seen;
+  for (size_t i = 0; i < e.heads.size(); ++i) {
+    const HeadEffect& h = e.heads[i];
+    seen.insert({h.layer, h.head});
+    if (i > 0) {
+      EXPECT_LE(e.heads[i - 1].without, h.without) << "sorted, largest fall first";
+    }
+    Params<float> p = model.params();
+    const int Dh = c.d_model / c.n_heads;
+    p.layers[h.layer].out_w.middleCols(h.head * Dh, Dh).setZero();
+    const std::vector<int32_t> ids = model.encode(text);
+    const Mat<float> logits =
+        encoder_logits(p, inference_weights(p), c, model.positions(), make_batch({&ids}));
+    const Prediction q = model.finish(logits.row(0));
+    EXPECT_NEAR(h.without, q.probs[e.prediction.label], 1e-5)
+        << "head " << h.layer << "." << h.head;
+    EXPECT_EQ(h.label_without, q.label);
+  }
+  EXPECT_EQ(seen.size(), e.heads.size());
+  EXPECT_EQ(change_words(0.9671f, 0.4755f), "falls from 0.9671 to 0.4755");
+  EXPECT_EQ(change_words(0.5f, 0.75f), "rises from 0.5000 to 0.7500");
+  EXPECT_EQ(change_words(0.96771f, 0.96768f), "stays at 0.9677");
+}
+
 TEST_F(Explain, HtmlIsWellFormedWithOneHeatMapPerHeadAndEscapedTokens) {
   const std::string html = path("out.html");
   const Result r = run("explain -m " + quote(kModel) + " --html " + quote(html) +
@@ -297,6 +337,7 @@ TEST_F(Explain, WordsThatMatterComeFirstAndAreRight) {
   const Result summary = run("explain " + quote(email));
   ASSERT_EQ(summary.code, 0) << summary.err;
   EXPECT_NE(summary.out.find("words that matter"), std::string::npos) << summary.out;
+  EXPECT_NE(summary.out.find("heads that matter"), std::string::npos) << summary.out;
   EXPECT_EQ(summary.out.find("head 0.0"), std::string::npos) << "maps only with --attention";
   const Result j = run("explain --json " + quote(email));
   ASSERT_EQ(j.code, 0) << j.err;

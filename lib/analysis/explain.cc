@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 
 #include "base/errors.h"
 #include "nn/encoder.h"
@@ -75,6 +76,31 @@ std::vector<WordEffect> word_effects(const Model& model, std::string_view text, 
   return out;
 }
 
+std::vector<HeadEffect> head_effects(const Model& model, const std::vector<int32_t>& ids,
+                                     int label) {
+  const Config& c = model.config();
+  const int Dh = c.d_model / c.n_heads;
+  Params<float> p = model.params();  // one copy: each head is zeroed, run, and put back
+  const Batch batch = make_batch({&ids});
+  std::vector<HeadEffect> out;
+  for (int l = 0; l < c.n_layers; ++l) {
+    for (int h = 0; h < c.n_heads; ++h) {
+      // out = concat W_o^T, and head h fills columns h*Dh .. (h+1)*Dh of concat.
+      auto slice = p.layers[l].out_w.middleCols(h * Dh, Dh);
+      const Mat<float> kept = slice;
+      slice.setZero();
+      ForwardCache<float> cache;
+      encoder_forward(p, c, model.positions(), batch, 0.0, cache);
+      slice = kept;
+      const Prediction q = model.finish(cache.logits.row(0));
+      out.push_back({l, h, q.probs[static_cast<size_t>(label)], q.label});
+    }
+  }
+  std::stable_sort(out.begin(), out.end(),
+                   [](const HeadEffect& a, const HeadEffect& b) { return a.without < b.without; });
+  return out;
+}
+
 Explanation explain(const Model& model, std::string_view text) {
   if (model.config().n_layers < 1) {
     throw UsageError("the model has no attention layer (n_layers 0): nothing to explain");
@@ -99,6 +125,7 @@ Explanation explain(const Model& model, std::string_view text) {
     for (int h = 0; h < H; ++h) e.attention[l].push_back(cache.blocks[l].attn.prob(h));
   }
 
+  e.heads = head_effects(model, e.ids, e.prediction.label);
   e.raw_importance = gradient_x_input(model.params(), model.config(), model.positions(), e.ids,
                                       e.prediction.label);
   double total = 0;
@@ -108,6 +135,14 @@ Explanation explain(const Model& model, std::string_view text) {
     for (int t = 0; t < T; ++t) e.importance[t] = e.raw_importance[t] / total;
   }
   return e;
+}
+
+std::string change_words(float from, float to) {
+  char a[32], b[32];
+  std::snprintf(a, sizeof a, "%.4f", static_cast<double>(from));
+  std::snprintf(b, sizeof b, "%.4f", static_cast<double>(to));
+  if (std::string(a) == b) return std::string("stays at ") + a;
+  return std::string(to < from ? "falls" : "rises") + " from " + a + " to " + b;
 }
 
 std::vector<Link> top_links(const Mat<float>& a, int k) {

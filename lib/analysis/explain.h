@@ -1,7 +1,7 @@
 // Why the model labelled an email the way it did: the tokens it saw, every layer's and head's
-// attention map, the strongest links of each head, and a per-token importance score (gradient x
-// input). One forward and one backward pass, dropout off. Legend: T tokens, D d_model, H heads,
-// L layers, K labels.
+// attention map, the strongest links of each head, the heads that matter (each switched off in
+// turn), and a per-token importance score (gradient x input). Dropout off. Legend: T tokens, D
+// d_model, H heads, L layers, K labels.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +13,14 @@
 
 namespace router {
 
+// What one attention head does to the prediction: the email read again with that head switched
+// off (its slice of the heads' concatenated output zeroed before the output projection).
+struct HeadEffect {
+  int layer = 0, head = 0;  // numbered from 0
+  float without = 0;        // the predicted label's probability without this head
+  int label_without = -1;   // the label predicted without it
+};
+
 struct Explanation {
   std::vector<std::string> tokens;  // (T) subword pieces as the model sees them
   std::vector<int32_t> ids;         // (T)
@@ -22,6 +30,7 @@ struct Explanation {
   std::vector<std::vector<Mat<float>>> attention;
   std::vector<double> raw_importance;  // (T) (d logit_c / d x0_t) . x0_t, c the predicted label
   std::vector<double> importance;      // (T) raw / sum |raw|, so |importance| sums to 1
+  std::vector<HeadEffect> heads;       // (L*H) head_effects for the predicted label
 };
 
 // What one word does to the prediction: the email without it, read again.
@@ -37,6 +46,16 @@ struct WordEffect {
 // first). A word-level view a reader can check directly ("without 'cake', refund_item falls from
 // 0.97 to 0.12"). One forward pass per word. An email of one word gives no effects.
 std::vector<WordEffect> word_effects(const Model& model, std::string_view text, int label);
+
+// Every head switched off in turn for the label `label` of the encoded email `ids`, sorted by
+// how far the label's probability falls, most first (ties: lower layer, then lower head first).
+// One forward pass per head.
+std::vector<HeadEffect> head_effects(const Model& model, const std::vector<int32_t>& ids,
+                                     int label);
+
+// How a probability moved, to 4 decimals: "falls from 0.9671 to 0.4755", "rises from ... to
+// ...", or "stays at 0.9671" when both round to the same number.
+std::string change_words(float from, float to);
 
 // One email -> explanation. Throws InputError for an empty email and UsageError when the model
 // has no attention layer (n_layers 0).

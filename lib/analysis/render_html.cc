@@ -182,6 +182,27 @@ constexpr const char* kMapNote =
     "more attention (shading scaled to each map's largest weight); each row sums to 1. Heads are "
     "numbered layer.head from 0.";
 
+// The three heads whose absence moves the prediction most, as sentences.
+std::string heads_list(const Explanation& e, const std::vector<std::string>& labels) {
+  if (e.heads.empty()) return "";
+  const std::string& label = labels[static_cast<size_t>(e.prediction.label)];
+  std::string b =
+      "<h2>The heads that matter</h2>\n<p class=\"note\">Each attention head switched off in "
+      "turn (its output zeroed) and the email read again; the largest falls of " +
+      xml_escape(label) + " first.</p>\n<ul class=\"words\">\n";
+  for (size_t i = 0; i < e.heads.size() && i < 3; ++i) {
+    const HeadEffect& h = e.heads[i];
+    b += "<li>without head <b>" + std::to_string(h.layer) + "." + std::to_string(h.head) +
+         "</b>, " + xml_escape(label) + " " + change_words(e.prediction.confidence, h.without);
+    if (h.label_without != e.prediction.label) {
+      b += "; the label becomes <b>" + xml_escape(labels[static_cast<size_t>(h.label_without)]) +
+           "</b>";
+    }
+    b += "</li>\n";
+  }
+  return b + "</ul>\n";
+}
+
 }  // namespace
 
 std::string xml_escape(std::string_view s) {
@@ -229,8 +250,7 @@ std::string explanation_html(const Explanation& e, const std::vector<std::string
     for (size_t i = 0; i < words.size() && static_cast<int>(i) < n_words; ++i) {
       const WordEffect& w = words[i];
       b += "<li>without <b>" + xml_escape(w.word) + "</b>, " + xml_escape(label) + " " +
-           (w.without < e.prediction.confidence ? "falls" : "rises") + " from " +
-           num(e.prediction.confidence, 4) + " to " + num(w.without, 4);
+           change_words(e.prediction.confidence, w.without);
       if (w.label_without != e.prediction.label) {
         b += "; the label becomes <b>" + xml_escape(labels[static_cast<size_t>(w.label_without)]) +
              "</b>";
@@ -239,6 +259,7 @@ std::string explanation_html(const Explanation& e, const std::vector<std::string
     }
     b += "</ul>\n";
   }
+  b += heads_list(e, labels);
   b += "<h2>Token importance</h2>\n" + importance_svg(e) + "<p class=\"note\">" + kImportanceNote +
        "</p>\n<h2>Attention</h2>\n<p class=\"note\">" + kMapNote + "</p>\n<div class=\"maps\">\n";
   for (size_t l = 0; l < e.attention.size(); ++l) {
