@@ -46,6 +46,7 @@ struct BatchOptions {
   std::string on_error = "record";  // record | skip | fail
   std::string format = "auto";      // auto | json | mbox
   bool no_header_rules = false;
+  Fields fields;
 };
 
 // One record on its way through: read, validated, labelled and serialised by a worker.
@@ -159,16 +160,19 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
         }
       }
     } else {
-      auto it = s.value.find("text");
-      if (it == s.value.end()) throw InputError(s.where + ": missing \"text\"");
-      if (!it->is_string()) throw InputError(s.where + ": \"text\" is not a string");
-      text = &it->get_ref<const std::string&>();
+      const ojson* t = find_field(s.value, o.fields.text);
+      if (t == nullptr) throw InputError(s.where + ": missing \"" + o.fields.text + "\"");
+      if (!t->is_string()) {
+        throw InputError(s.where + ": \"" + o.fields.text + "\" is not a string");
+      }
+      text = &t->get_ref<const std::string&>();
     }
     try {
       ids = model.encode(*text, &truncated);
     } catch (const InputError&) {
-      throw InputError(s.where + (s.mail ? ": the message has no words to classify"
-                                         : ": \"text\" is empty (nothing but white space)"));
+      throw InputError(s.where +
+                       (s.mail ? ": the message has no words to classify"
+                               : ": \"" + o.fields.text + "\" is empty (nothing but white space)"));
     }
   } catch (const InputError& e) {
     s.error = e.what();
@@ -207,7 +211,8 @@ std::string pair_id(const ojson& value) {
 // in name order).
 class Inputs {
  public:
-  Inputs(const std::vector<std::string>& paths, const std::string& format) : format_(format) {
+  Inputs(const std::vector<std::string>& paths, const std::string& format, Fields fields)
+      : format_(format), fields_(std::move(fields)) {
     for (const auto& p : paths) expand(p);
   }
   // True when the only input is one JSON array (the output is then an array too).
@@ -314,11 +319,12 @@ class Inputs {
     if (current_ >= 0 || next_unit_ >= units_.size()) return;
     current_ = static_cast<int>(next_unit_++);
     const Unit& u = units_[static_cast<size_t>(current_)];
-    if (u.kind == Kind::kJson) json_.emplace(u.path);
+    if (u.kind == Kind::kJson) json_.emplace(u.path, fields_);
     if (u.kind == Kind::kMbox) mbox_.emplace(u.path);
   }
 
   std::string format_;
+  Fields fields_;
   std::vector<Unit> units_;
   size_t next_unit_ = 0;
   int current_ = -1;
@@ -332,7 +338,7 @@ void run(BatchOptions o) {
   for (const auto& input : o.inputs) check_not_input(input, o.output);
   check_writable(o.output);
   const Model model = load_model_or_default(o.model);
-  Inputs inputs(o.inputs, o.format);
+  Inputs inputs(o.inputs, o.format, o.fields);
   const bool array = inputs.one_json_array();
   const std::optional<double> threshold =
       o.min_confidence >= 0 ? std::optional<double>(o.min_confidence) : std::nullopt;
@@ -392,8 +398,8 @@ void run(BatchOptions o) {
       if (!array) buffer += '\n';
       first = false;
       ++done;
-      auto label = s.value.find("label");
-      if (label != s.value.end() && label->is_string()) {
+      const ojson* label = find_field(s.value, o.fields.label);
+      if (label != nullptr && label->is_string()) {
         const auto& truth = label->get_ref<const std::string&>();
         const int t = metrics.index_of(truth);
         metrics.add(truth, s.prediction.label, s.prediction.confidence, pair_id(s.value),
@@ -455,6 +461,7 @@ void add_batch_command(CLI::App& app) {
       ->capture_default_str();
   add_model_option(*cmd, o->model);
   add_header_rules_option(*cmd, o->no_header_rules);
+  add_field_options(*cmd, o->fields);
   cmd->add_option("--format", o->format,
                   "auto: an mbox if the input starts with a \"From \" line, else JSON; json: JSON "
                   "Lines or array; mbox: a mailbox, one output record per message")

@@ -28,11 +28,12 @@ struct EvalOptions {
   int k = 0;
   double min_confidence = -1;  // < 0: off
   int threads = 0;
+  Fields fields;
 };
 
 void run(const EvalOptions& o) {
   const Model model = load_model_or_default(o.model);
-  const std::vector<Example> examples = read_examples(o.data);
+  const std::vector<Example> examples = read_examples(o.data, true, o.fields);
   const int n = static_cast<int>(examples.size());
 
   std::vector<Prediction> preds(n);
@@ -45,7 +46,8 @@ void run(const EvalOptions& o) {
       try {
         preds[lo + i] = model.predict(e.text);
       } catch (const InputError&) {
-        throw InputError(e.where + ": \"text\" is empty (nothing but white space)");
+        throw InputError(e.where + ": \"" + o.fields.text +
+                         "\" is empty (nothing but white space)");
       }
     });
     bar.update(hi, n);
@@ -89,10 +91,13 @@ void run(const EvalOptions& o) {
 void add_eval_command(CLI::App& app) {
   auto o = std::make_shared<EvalOptions>();
   auto* cmd = app.add_subcommand("eval", "Measure a model on labelled records");
-  cmd->add_option("data", o->data,
-                  "JSON Lines or a JSON array of {\"text\", \"label\"[, \"pair\"]} ('-': stdin)")
+  cmd->add_option(
+         "data", o->data,
+         "JSON Lines, a JSON array of {\"text\", \"label\"[, \"pair\"]}, CSV, TSV or fastText "
+         "lines ('-': stdin)")
       ->required();
   add_model_option(*cmd, o->model);
+  add_field_options(*cmd, o->fields);
   cmd->add_flag("--json", o->json, "Print one JSON object instead of the text report");
   cmd->add_option("-k,--top-k", o->k, "Also report top-K accuracy (true label among the K best)")
       ->check(CLI::Range(1, 10000));

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "model/json_format.h"
 #include "progress.h"
+#include "train/advice.h"
 #include "train/trainer.h"
 
 namespace router::app {
@@ -24,6 +25,7 @@ struct TrainCli {
   std::string labels;
   double valid_share = 0.1;
   bool record_time = false;
+  Fields fields;
   TrainOptions o;
   std::map<std::string, CLI::Option*> by_key;  // JSON key -> option, for --config
 };
@@ -94,10 +96,10 @@ void run(TrainCli& t) {
   }
   check_writable(t.output);  // fail now, not after an hour of training
 
-  std::vector<Example> train = read_examples(t.train);
+  std::vector<Example> train = read_examples(t.train, true, t.fields);
   std::vector<Example> valid;
   if (!t.valid.empty()) {
-    valid = read_examples(t.valid);
+    valid = read_examples(t.valid, true, t.fields);
   } else {
     holdout_split(train, t.valid_share, t.o.seed, valid);
     spdlog::info("no --valid: holding out {} of {} examples (seed {})", valid.size(),
@@ -105,12 +107,15 @@ void run(TrainCli& t) {
   }
   spdlog::info("training on {} examples, validating on {}; seed {}", train.size(), valid.size(),
                t.o.seed);
+  for (const auto& w : data_warnings(train, valid, t.o.labels)) spdlog::warn("{}", w);
 
   ProgressBar bar("  step");
   TrainHooks hooks;
   hooks.on_step = [&](int done, int total) { bar.update(done, total); };
+  double best_train_accuracy = 0;
   hooks.on_epoch = [&](const EpochReport& r) {
     bar.clear();
+    if (r.best) best_train_accuracy = r.train_accuracy;
     spdlog::info(
         "epoch {:>2}/{}  loss {:.4f}  acc {:.4f}  valid loss {:.4f}  valid acc {:.4f}  "
         "{:.0f} ex/s  {:.1f}s elapsed  ETA {:.0f}s{}",
@@ -128,6 +133,7 @@ void run(TrainCli& t) {
   spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
                result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
                result.ece_after);
+  for (const auto& a : training_advice(result, t.o, best_train_accuracy)) spdlog::warn("{}", a);
 
   uint64_t size = 0;
   nlohmann::json meta;
@@ -164,10 +170,13 @@ void add_train_command(CLI::App& app) {
   auto t = std::make_shared<TrainCli>();
   auto* cmd = app.add_subcommand("train", "Train a model on labelled emails");
   auto& o = t->o;
-  cmd->add_option("--train", t->train, "Training data: JSON Lines or a JSON array of {text, label}")
+  cmd->add_option("--train", t->train,
+                  "Training data: JSON Lines or a JSON array of {text, label}, CSV or TSV with "
+                  "a header, fastText __label__ lines")
       ->required();
   cmd->add_option("--valid", t->valid,
                   "Validation data (default: hold out --valid-share of --train)");
+  add_field_options(*cmd, t->fields);
   cmd->add_option("-o,--output", t->output,
                   "Where to write the model (JSON; - for standard output)")
       ->required();

@@ -27,6 +27,16 @@ Model load_model_or_default(const std::string& path) {
   throw UsageError("no model: this router has no built-in models; pass -m/--model FILE");
 }
 
+void add_field_options(CLI::App& cmd, Fields& fields) {
+  cmd.add_option("--text-field", fields.text,
+                 "The member (or dotted path, e.g. message.body) holding each record's text; the "
+                 "CSV/TSV column")
+      ->capture_default_str();
+  cmd.add_option("--label-field", fields.label,
+                 "The member (or dotted path) holding each record's label")
+      ->capture_default_str();
+}
+
 std::string float_text(float v) {
   char buf[32];
   return std::string(buf, std::to_chars(buf, buf + sizeof buf, v).ptr);

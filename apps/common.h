@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "base/files.h"
+#include "input/dataset.h"
 #include "input/mail.h"
 #include "model/model.h"
 
@@ -24,6 +25,9 @@ Model load_model_or_default(const std::string& path);
 // a message (RFC 5322 headers, or `format` "eml") parsed as input/mail.h says, else the text as
 // it is (`format` "text" never parses).
 MailText email_text(std::string raw, const std::string& where, const std::string& format = "auto");
+
+// Adds --text-field and --label-field to `cmd`, bound to `fields`.
+void add_field_options(CLI::App& cmd, Fields& fields);
 
 // Adds --no-header-rules to `cmd`, bound to `off`.
 void add_header_rules_option(CLI::App& cmd, bool& off);

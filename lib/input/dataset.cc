@@ -56,9 +56,9 @@ std::vector<std::string> split_row(const std::string& row, char sep) {
   return out;
 }
 
-// "__label__refund __label__x some words" -> {"label": "refund", "text": "some words"}: the first
-// label is the record's; fastText's further labels are dropped.
-bool fasttext_record(const std::string& line, Record& record) {
+// "__label__refund __label__x some words" -> {"label": "refund", "text": "some words"} (members
+// named as `fields` says): the first label is the record's; fastText's further labels are dropped.
+bool fasttext_record(const std::string& line, const Fields& fields, Record& record) {
   std::string label;
   size_t pos = 0;
   while (true) {
@@ -72,7 +72,7 @@ bool fasttext_record(const std::string& line, Record& record) {
     if (label.empty()) label = line.substr(start + 9, end - start - 9);
     pos = end;
   }
-  record.value = nlohmann::ordered_json{{"label", label}, {"text", line.substr(pos)}};
+  record.value = nlohmann::ordered_json{{fields.label, label}, {fields.text, line.substr(pos)}};
   return true;
 }
 
@@ -95,7 +95,8 @@ ojson parse_value(const std::string& text, const std::string& where) {
 
 }  // namespace
 
-RecordReader::RecordReader(const std::string& path) : name_(path == "-" ? "stdin" : path) {
+RecordReader::RecordReader(const std::string& path, Fields fields)
+    : name_(path == "-" ? "stdin" : path), fields_(std::move(fields)) {
   if (path == "-") {
     in_ = &std::cin;
   } else {
@@ -124,12 +125,13 @@ RecordReader::RecordReader(const std::string& path) : name_(path == "-" ? "stdin
   }
   const bool tab = buffer_.find('\t') != std::string::npos;
   const std::vector<std::string> columns = split_row(buffer_, tab ? '\t' : ',');
-  if (std::find(columns.begin(), columns.end(), "text") == columns.end()) {
+  if (std::find(columns.begin(), columns.end(), fields_.text) == columns.end()) {
     if (columns.size() < 2) return;  // not a table: JSON Lines, whose parser names the problem
     std::string names;
     for (const auto& col : columns) names += (names.empty() ? "" : ", ") + col;
     throw InputError(name_ + ":" + std::to_string(line_) + ": read as " + (tab ? "TSV" : "CSV") +
-                     ", but the header row names no \"text\" column " + "(it has: " + names + ")");
+                     ", but the header row names no \"" + fields_.text + "\" column (it has: " +
+                     names + ")" + (fields_.text == "text" ? "; --text-field names another" : ""));
   }
   format_ = tab ? DataFormat::kTsv : DataFormat::kCsv;
   header_ = columns;
@@ -190,7 +192,7 @@ bool RecordReader::next(Record& record) {
     if (format_ == DataFormat::kFastText) {
       record.position = line_;
       record.where = name_ + ":" + std::to_string(line_);
-      return fasttext_record(buffer_, record);
+      return fasttext_record(buffer_, fields_, record);
     }
     record.position = line_;
     record.where = name_ + ":" + std::to_string(line_);
@@ -203,27 +205,49 @@ bool RecordReader::next(Record& record) {
   return false;
 }
 
-const std::string& text_field(const Record& record, const char* key) {
-  auto it = record.value.find(key);
-  if (it == record.value.end()) {
-    throw InputError(record.where + ": missing \"" + key + "\"");
+const nlohmann::ordered_json* find_field(const nlohmann::ordered_json& value,
+                                         const std::string& path) {
+  if (!value.is_object()) return nullptr;
+  if (auto it = value.find(path); it != value.end()) return &*it;
+  const nlohmann::ordered_json* at = &value;
+  for (size_t begin = 0; begin <= path.size();) {
+    const size_t dot = std::min(path.find('.', begin), path.size());
+    if (!at->is_object()) return nullptr;
+    auto it = at->find(path.substr(begin, dot - begin));
+    if (it == at->end()) return nullptr;
+    at = &*it;
+    begin = dot + 1;
   }
-  if (!it->is_string()) throw InputError(record.where + ": \"" + key + "\" is not a string");
-  return it->get_ref<const std::string&>();
+  return at;
 }
 
-std::vector<Example> read_examples(const std::string& path, bool need_label) {
-  RecordReader reader(path);
+const std::string& text_field(const Record& record, const std::string& path) {
+  const nlohmann::ordered_json* v = find_field(record.value, path);
+  if (v == nullptr) {
+    std::string names;
+    for (const auto& [key, value] : record.value.items())
+      names += (names.empty() ? "" : ", ") + key;
+    throw InputError(record.where + ": missing \"" + path + "\"" +
+                     (names.empty() ? "" : " (the record has: " + names + ")"));
+  }
+  if (!v->is_string()) throw InputError(record.where + ": \"" + path + "\" is not a string");
+  return v->get_ref<const std::string&>();
+}
+
+std::vector<Example> read_examples(const std::string& path, bool need_label, const Fields& fields) {
+  RecordReader reader(path, fields);
   std::vector<Example> out;
   Record r;
   while (reader.next(r)) {
     Example e;
-    e.text = text_field(r, "text");
+    e.text = text_field(r, fields.text);
     if (e.text.find_first_not_of(" \t\r\n\f\v") == std::string::npos) {
-      throw InputError(r.where + ": \"text\" is empty");
+      throw InputError(r.where + ": \"" + fields.text + "\" is empty");
     }
-    if (need_label || r.value.contains("label")) e.label = text_field(r, "label");
-    if (need_label && e.label.empty()) throw InputError(r.where + ": \"label\" is empty");
+    if (need_label || find_field(r.value, fields.label)) e.label = text_field(r, fields.label);
+    if (need_label && e.label.empty()) {
+      throw InputError(r.where + ": \"" + fields.label + "\" is empty");
+    }
     auto pair = r.value.find("pair");
     if (pair != r.value.end() && !pair->is_null()) {
       e.pair = pair->is_string() ? pair->get<std::string>() : pair->dump();

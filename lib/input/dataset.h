@@ -19,6 +19,18 @@ namespace router {
 
 enum class DataFormat { kJsonLines, kJsonArray, kFastText, kCsv, kTsv };
 
+// Where a record keeps its text and its label (--text-field, --label-field). Each is a member
+// name, or a dotted path into nested objects: "message.body" is value["message"]["body"]. A
+// member whose name is the whole string, dots and all, comes first.
+struct Fields {
+  std::string text = "text";
+  std::string label = "label";
+};
+
+// The member at `path` (see Fields) of `value`, or nullptr when there is none.
+const nlohmann::ordered_json* find_field(const nlohmann::ordered_json& value,
+                                         const std::string& path);
+
 struct Record {
   nlohmann::ordered_json value;  // the object, keys in input order
   int64_t position = 0;          // 1-based line (JSON Lines) or 0-based array index
@@ -27,8 +39,9 @@ struct Record {
 
 class RecordReader {
  public:
-  // `path` "-" is stdin. Throws IoError if unreadable.
-  explicit RecordReader(const std::string& path);
+  // `path` "-" is stdin. Throws IoError if unreadable. `fields` names the text column a CSV or
+  // TSV header must have, and the members a fastText line's label and text become.
+  explicit RecordReader(const std::string& path, Fields fields = {});
   ~RecordReader();
   RecordReader(const RecordReader&) = delete;
   RecordReader& operator=(const RecordReader&) = delete;
@@ -50,6 +63,7 @@ class RecordReader {
   std::string buffer_;
   bool pending_ = false;             // buffer_ holds the first line, read to tell the format
   std::vector<std::string> header_;  // CSV and TSV column names
+  Fields fields_;
 
   bool next_line();                     // into buffer_; false at the end
   bool next_table_row(Record& record);  // CSV or TSV
@@ -63,11 +77,13 @@ struct Example {
   std::string where;
 };
 
-// Reads every record; each must have a non-empty string "text" and a string "label" (unless
-// `need_label` is false). Throws InputError naming file and line. An empty file is an error.
-std::vector<Example> read_examples(const std::string& path, bool need_label = true);
+// Reads every record; each must have a non-empty string text and a string label (unless
+// `need_label` is false) where `fields` says. Throws InputError naming file and line. An empty
+// file is an error.
+std::vector<Example> read_examples(const std::string& path, bool need_label = true,
+                                   const Fields& fields = {});
 
-// The string field `key` of a record, or an InputError naming the record.
-const std::string& text_field(const Record& record, const char* key = "text");
+// The string field at `path` of a record, or an InputError naming the record and the field.
+const std::string& text_field(const Record& record, const std::string& path = "text");
 
 }  // namespace router

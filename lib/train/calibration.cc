@@ -73,4 +73,31 @@ void confidences(const Mat<float>& logits, const std::vector<int>& targets, doub
   }
 }
 
+TemperatureChoice choose_temperature(const Mat<float>& logits, const std::vector<int>& targets) {
+  TemperatureChoice c;
+  const int n = static_cast<int>(logits.rows());
+  if (n < 4) return c;
+  const int fit_rows = (n + 1) / 2, check_rows = n / 2;
+  Mat<float> fit(fit_rows, logits.cols()), check(check_rows, logits.cols());
+  std::vector<int> fit_y, check_y;
+  for (int i = 0; i < n; ++i) {
+    if (i % 2 == 0) {
+      fit.row(i / 2) = logits.row(i);
+      fit_y.push_back(targets[i]);
+    } else {
+      check.row(i / 2) = logits.row(i);
+      check_y.push_back(targets[i]);
+    }
+  }
+  std::vector<double> conf;
+  std::vector<bool> right;
+  confidences(check, check_y, 1.0, conf, right);
+  c.check_without = expected_calibration_error(conf, right);
+  confidences(check, check_y, fit_temperature(fit, fit_y), conf, right);
+  c.check_with = expected_calibration_error(conf, right);
+  c.applied = c.check_with < c.check_without;
+  if (c.applied) c.temperature = fit_temperature(logits, targets);
+  return c;
+}
+
 }  // namespace router

@@ -18,6 +18,16 @@ double nll_at_temperature(const Mat<float>& logits, const std::vector<int>& targ
 // argmin over T in [0.05, 20] of nll_at_temperature (golden-section search on log T).
 double fit_temperature(const Mat<float>& logits, const std::vector<int>& targets);
 
+// Temperature scaling only where it helps on data it was not fitted on: T is fitted on the
+// even-numbered rows and judged by ECE on the odd ones. When it lowers ECE there, the T fitted on
+// every row is chosen (`applied`); otherwise 1, no scaling. Fewer than 4 rows: no scaling.
+struct TemperatureChoice {
+  double temperature = 1;
+  bool applied = false;
+  double check_without = 0, check_with = 0;  // ECE of the odd rows at T = 1 and at the even rows' T
+};
+TemperatureChoice choose_temperature(const Mat<float>& logits, const std::vector<int>& targets);
+
 // Confidence and correctness of each row at temperature T.
 void confidences(const Mat<float>& logits, const std::vector<int>& targets, double T,
                  std::vector<double>& confidence, std::vector<bool>& correct);

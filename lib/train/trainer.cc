@@ -361,6 +361,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     } else {
       ++since_best;
     }
+    result.epochs_run = epoch;
     if (hooks.on_epoch) hooks.on_epoch(r);
     if (since_best >= o.patience) {
       spdlog::info("early stop: no better validation accuracy for {} epochs", o.patience);
@@ -374,7 +375,8 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   std::vector<bool> right;
   confidences(best_eval.logits, valid_y, 1.0, conf, right);
   result.ece_before = expected_calibration_error(conf, right);
-  result.temperature = fit_temperature(best_eval.logits, valid_y);
+  result.calibration = choose_temperature(best_eval.logits, valid_y);
+  result.temperature = result.calibration.temperature;
   confidences(best_eval.logits, valid_y, result.temperature, conf, right);
   result.ece_after = expected_calibration_error(conf, right);
   result.seconds = seconds_since(t0);

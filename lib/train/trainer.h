@@ -15,6 +15,7 @@
 #include "input/dataset.h"
 #include "model/model.h"
 #include "nn/config.h"
+#include "train/calibration.h"
 
 namespace router {
 
@@ -73,7 +74,9 @@ struct TrainResult {
   int best_epoch = 0;
   double valid_accuracy = 0, valid_loss = 0;
   double ece_before = 0, ece_after = 0, temperature = 1;
+  TemperatureChoice calibration;  // whether temperature scaling was applied, and why
   double seconds = 0;
+  int epochs_run = 0;  // fewer than options.epochs after an early stop
 };
 
 // Splits off a seeded share of `all` for validation (stratified by label; at least one example

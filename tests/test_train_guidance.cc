@@ -1,0 +1,220 @@
+// Training for anyone's data: records whose text and label live under other names
+// (--text-field, --label-field, dotted paths) in every format, the warnings said before and after
+// training (train/advice.h), and temperature scaling applied only when it lowers the calibration
+// error on validation data it was not fitted on (train/calibration.h).
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/errors.h"
+#include "input/dataset.h"
+#include "test_support.h"
+#include "train/advice.h"
+#include "train/calibration.h"
+
+namespace {
+
+using namespace router;
+using router::test::quote;
+using router::test::run_router;
+using router::test::spit;
+using router::test::TempDir;
+
+std::vector<Example> examples(const std::vector<std::pair<std::string, std::string>>& rows) {
+  std::vector<Example> out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    out.push_back({rows[i].first, rows[i].second, "", "f:" + std::to_string(i + 1)});
+  }
+  return out;
+}
+
+TEST(Fields, DottedPathsInJsonAndOtherColumnNamesInCsvTsvAndFastText) {
+  TempDir tmp;
+  const Fields fields{"message.body", "meta.intent"};
+  spit(
+      tmp.path("a.jsonl"),
+      R"({"message": {"body": "where is my cake"}, "meta": {"intent": "status"}})"
+      "\n"
+      R"({"message.body": "a member named with a dot comes first", "message": {"body": "no"}, "meta": {"intent": "x"}})"
+      "\n");
+  auto a = read_examples(tmp.path("a.jsonl"), true, fields);
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].text, "where is my cake");
+  EXPECT_EQ(a[0].label, "status");
+  EXPECT_EQ(a[1].text, "a member named with a dot comes first");
+
+  spit(tmp.path("b.csv"), "id,body,intent\n1,\"refund, please\",refund\n");
+  auto b = read_examples(tmp.path("b.csv"), true, {"body", "intent"});
+  ASSERT_EQ(b.size(), 1u);
+  EXPECT_EQ(b[0].text, "refund, please");
+  EXPECT_EQ(b[0].label, "refund");
+
+  spit(tmp.path("c.tsv"), "body\tintent\ncancel it\tcancel\n");
+  EXPECT_EQ(read_examples(tmp.path("c.tsv"), true, {"body", "intent"})[0].label, "cancel");
+
+  spit(tmp.path("d.txt"), "__label__status where is it\n");
+  auto d = read_examples(tmp.path("d.txt"), true, {"body", "intent"});
+  EXPECT_EQ(d[0].text, "where is it");
+  EXPECT_EQ(d[0].label, "status");
+}
+
+TEST(Fields, AMissingFieldIsNamedWithTheMembersTheRecordHas) {
+  TempDir tmp;
+  spit(tmp.path("a.jsonl"), R"({"body": "hello", "intent": "x"})"
+                            "\n");
+  try {
+    read_examples(tmp.path("a.jsonl"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              tmp.path("a.jsonl") + ":1: missing \"text\" (the record has: body, intent)");
+  }
+  spit(tmp.path("b.csv"), "body,intent\nhi,x\n");
+  try {
+    read_examples(tmp.path("b.csv"));
+    FAIL() << "no error";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("names no \"text\" column (it has: body, intent); "
+                                         "--text-field names another"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(Fields, TrainEvalAndBatchTakeTextFieldAndLabelField) {
+  TempDir tmp;
+  std::string data;
+  const char* rows[][2] = {{"where is my order", "status"},
+                           {"my parcel has not arrived", "status"},
+                           {"refund my money please", "refund"},
+                           {"i want a refund for the cake", "refund"}};
+  for (int i = 0; i < 6; ++i) {
+    for (const auto& r : rows) {
+      data += nlohmann::json{{"m", {{"body", std::string(r[0]) + " " + std::to_string(i)}}},
+                             {"intent", r[1]}}
+                  .dump() +
+              "\n";
+    }
+  }
+  spit(tmp.path("d.jsonl"), data);
+  const std::string fields = " --text-field m.body --label-field intent";
+  auto r = run_router(
+      "train --train " + quote(tmp.path("d.jsonl")) + " -o " + quote(tmp.path("m.json")) +
+          " --epochs 2 --d-model 16 --heads 2 --layers 1 --d-ff 16 --vocab-size 300" + fields,
+      tmp.dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  r = run_router("eval -m " + quote(tmp.path("m.json")) + " " + quote(tmp.path("d.jsonl")) + fields,
+                 tmp.dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("accuracy"), std::string::npos) << r.out;
+  r = run_router(
+      "batch -m " + quote(tmp.path("m.json")) + " " + quote(tmp.path("d.jsonl")) + fields,
+      tmp.dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto out = router::test::parse_jsonl(r.out);
+  ASSERT_EQ(out.size(), 24u);
+  EXPECT_TRUE(out[0].contains("prediction"));
+  EXPECT_NE(r.err.find("evaluation of the 24 labelled records"), std::string::npos) << r.err;
+}
+
+TEST(Advice, WarnsOfRareLabelsListedButAbsentLabelsAndValidationInTraining) {
+  const auto train = examples({{"a", "x"},
+                               {"b", "x"},
+                               {"c", "x"},
+                               {"d", "x"},
+                               {"e", "x"},
+                               {"only one", "rare"},
+                               {"same text", "x"}});
+  const auto valid = examples({{"same text", "x"}, {"new text", "x"}});
+  const auto w = data_warnings(train, valid, {"x", "rare", "absent"});
+  ASSERT_EQ(w.size(), 3u);
+  EXPECT_EQ(w[0],
+            "label 'rare' has 1 training example: the model will rarely predict it (give "
+            "each label 5 or more)");
+  EXPECT_NE(w[1].find("label 'absent' is listed in --labels but no training example has it"),
+            std::string::npos);
+  EXPECT_EQ(w[2],
+            "1 of 2 validation examples are also training examples (f:1 is f:7): "
+            "validation accuracy will look better than the model is");
+  EXPECT_TRUE(data_warnings(examples({{"a", "x"}, {"b", "x"}, {"c", "x"}, {"d", "x"}, {"e", "x"}}),
+                            examples({{"f", "x"}}), {})
+                  .empty());
+}
+
+TEST(Advice, SaysWhatToTryNextAfterTraining) {
+  TrainOptions o;
+  o.epochs = 10;
+  TrainResult r;
+  r.best_epoch = 10;
+  r.epochs_run = 10;
+  r.valid_accuracy = 0.6;
+  r.calibration.applied = false;
+  const auto a = training_advice(r, o, 0.99);
+  ASSERT_EQ(a.size(), 3u);
+  EXPECT_NE(a[0].find("the best epoch was the last one (10)"), std::string::npos) << a[0];
+  EXPECT_NE(a[0].find("--epochs 20"), std::string::npos) << a[0];
+  EXPECT_NE(a[1].find("training accuracy 0.990 but validation accuracy 0.600"), std::string::npos);
+  EXPECT_NE(a[2].find("temperature scaling skipped"), std::string::npos);
+  r.best_epoch = 4;
+  r.valid_accuracy = 0.95;
+  r.calibration.applied = true;
+  EXPECT_TRUE(training_advice(r, o, 0.97).empty());
+}
+
+// Logits that say `p` for the first label with the truth being label `y`.
+Mat<float> confident_rows(const std::vector<float>& margins) {
+  Mat<float> m(static_cast<int>(margins.size()), 2);
+  for (size_t i = 0; i < margins.size(); ++i) m.row(static_cast<int>(i)) << margins[i], 0.0f;
+  return m;
+}
+
+TEST(Calibration, TemperatureIsAppliedOnlyWhenItHelpsOnRowsItWasNotFittedOn) {
+  // Overconfident everywhere (margin 6, about 0.998) but right 70% of the time: scaling helps.
+  std::vector<float> margins(40, 6.0f);
+  std::vector<int> targets;
+  for (int i = 0; i < 40; ++i) targets.push_back((i / 2) % 10 < 7 ? 0 : 1);
+  const TemperatureChoice helps = choose_temperature(confident_rows(margins), targets);
+  EXPECT_TRUE(helps.applied);
+  EXPECT_GT(helps.temperature, 1.5);
+  EXPECT_LT(helps.check_with, helps.check_without);
+  EXPECT_DOUBLE_EQ(helps.temperature, fit_temperature(confident_rows(margins), targets));
+  // Even rows all right, odd rows all wrong: what the even rows teach hurts the odd ones.
+  std::vector<int> split;
+  for (int i = 0; i < 40; ++i) split.push_back(i % 2);
+  const TemperatureChoice hurts =
+      choose_temperature(confident_rows(std::vector<float>(40, 1.0f)), split);
+  EXPECT_FALSE(hurts.applied);
+  EXPECT_EQ(hurts.temperature, 1.0);
+  EXPECT_GE(hurts.check_with, hurts.check_without);
+  // Too few rows to judge.
+  EXPECT_FALSE(choose_temperature(confident_rows({3, 3, 3}), {0, 1, 0}).applied);
+}
+
+TEST(Advice, TrainPrintsTheWarnings) {
+  TempDir tmp;
+  std::string data;
+  for (int i = 0; i < 8; ++i) {
+    data += nlohmann::json{{"text", "where is my order " + std::to_string(i)}, {"label", "status"}}
+                .dump() +
+            "\n";
+  }
+  data += R"({"text": "refund please", "label": "refund"})"
+          "\n";
+  spit(tmp.path("d.jsonl"), data);
+  const auto r = run_router("train --train " + quote(tmp.path("d.jsonl")) + " --valid " +
+                                quote(tmp.path("d.jsonl")) + " -o " + quote(tmp.path("m.json")) +
+                                " --epochs 1 --d-model 16 --heads 2 --layers 1 --d-ff 16 "
+                                "--vocab-size 300 --labels refund,status,cancel",
+                            tmp.dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const char* says : {"label 'refund' has 1 training example",
+                           "label 'cancel' is listed in --labels but no training example has it",
+                           "9 of 9 validation examples are also training examples",
+                           "the best epoch was the last one (1)"}) {
+    EXPECT_NE(r.err.find(says), std::string::npos) << says << "\n" << r.err;
+  }
+}
+
+}  // namespace
