@@ -130,8 +130,8 @@ const std::string& parse_mail(Slot& s) {
 // text in place (replacing an existing "prediction", or appended at the end).
 void serialise(const Model& model, const BatchOptions& o, Slot& s) {
   const Prediction& p = s.prediction;
-  const bool review = o.min_confidence >= 0 && p.confidence < o.min_confidence;
-  const std::string pred = prediction_text(model, p, o.k, review ? "needs_review" : "");
+  const std::string pred =
+      prediction_text(model, p, o.k, needs_review(p, o.min_confidence) ? kNeedsReview : "");
   s.had_prediction = s.value.contains("prediction");
   if (!s.had_prediction) s.value["prediction"] = nullptr;
   s.out = "{";
@@ -467,12 +467,9 @@ void add_batch_command(CLI::App& app) {
                   "Lines or array; mbox: a mailbox, one output record per message")
       ->capture_default_str()
       ->check(CLI::IsMember({"auto", "json", "mbox"}));
-  cmd->add_option("-k,--top-k", o->k, "Labels listed in each prediction's top_k")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 10000));
-  cmd->add_option("--min-confidence", o->min_confidence,
-                  "Label predictions less confident than this \"needs_review\"")
-      ->check(CLI::Range(0.0, 1.0));
+  add_top_k_option(*cmd, o->k, "Labels listed in each prediction's top_k (default: 3)");
+  add_min_confidence_option(*cmd, o->min_confidence,
+                            "Label predictions less confident than this \"needs_review\"");
   cmd->add_option("--on-error", o->on_error,
                   "A record or message that cannot be labelled: record (write it with an "
                   "\"error\" field instead of a prediction), skip (leave it out), or fail (stop "
@@ -480,9 +477,7 @@ void add_batch_command(CLI::App& app) {
       ->capture_default_str()
       ->check(CLI::IsMember({"record", "skip", "fail"}));
   cmd->add_flag("--skip-invalid", o->skip_invalid, "The same as --on-error skip");
-  cmd->add_option("--threads", o->threads, "Threads (0 = all cores); never changes the output")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 256));
+  add_threads_option(*cmd, o->threads);
   cmd->footer(
       "Each output record is the input record, fields untouched and in order, with\n"
       "\"prediction\": {\"label\", \"confidence\", \"top_k\": [{\"label\", \"score\"}, ...]}\n"

@@ -26,6 +26,7 @@ struct ClassifyOptions {
   int k = 0;
   bool json = false;
   int threads = 0;
+  double min_confidence = -1;   // < 0: off
   std::string format = "auto";  // auto | text | eml
   bool show_text = false;
   bool no_header_rules = false;
@@ -69,15 +70,17 @@ std::vector<std::string> split_lines(const std::string& text) {
 // One email's result line: LABEL<TAB>CONFIDENCE, the k best pairs with -k, or JSON.
 std::string result_line(const Model& model, const ClassifyOptions& o, const Prediction& p) {
   std::string out;
+  const bool review = needs_review(p, o.min_confidence);
   if (o.json) {
-    out = prediction_text(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size()));
+    out = prediction_text(model, p, o.k > 0 ? o.k : static_cast<int>(p.probs.size()),
+                          review ? kNeedsReview : "");
   } else if (o.k > 0) {
     const auto top = top_k(p, o.k);
     for (size_t j = 0; j < top.size(); ++j) {
       out += (j ? "\t" : "") + model.labels()[top[j]] + "\t" + format_fixed(p.probs[top[j]], 4);
     }
   } else {
-    out = model.labels()[p.label] + "\t" + format_fixed(p.confidence, 4);
+    out = (review ? kNeedsReview : model.labels()[p.label]) + "\t" + format_fixed(p.confidence, 4);
   }
   return out + '\n';
 }
@@ -211,11 +214,12 @@ void add_classify_command(CLI::App& app) {
       ->allow_extra_args(false);
   cmd->add_flag("--lines", opts->lines, "Every non-empty line of the input is one email");
   add_model_option(*cmd, opts->model);
-  cmd->add_option("-k,--top-k", opts->k, "Print the K best labels with their scores")
-      ->check(CLI::Range(1, 10000));
+  add_top_k_option(*cmd, opts->k, "Print the K best labels with their scores");
+  add_min_confidence_option(*cmd, opts->min_confidence,
+                            "Print \"needs_review\" for predictions less confident than this (the "
+                            "-k list keeps the model's labels)");
   cmd->add_flag("--json", opts->json, "One JSON object per email per line");
-  cmd->add_option("--threads", opts->threads, "Threads (default: all cores)")
-      ->check(CLI::Range(0, 256));
+  add_threads_option(*cmd, opts->threads);
   cmd->add_option("--format", opts->format,
                   "auto: parse the input as an email message (.eml) if it starts with RFC 5322 "
                   "headers; text: always plain text; eml: always a message")

@@ -99,14 +99,10 @@ void add_eval_command(CLI::App& app) {
   add_model_option(*cmd, o->model);
   add_field_options(*cmd, o->fields);
   cmd->add_flag("--json", o->json, "Print one JSON object instead of the text report");
-  cmd->add_option("-k,--top-k", o->k, "Also report top-K accuracy (true label among the K best)")
-      ->check(CLI::Range(1, 10000));
-  cmd->add_option("--min-confidence", o->min_confidence,
-                  "Also report coverage (share with confidence >= T) and accuracy on it")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--threads", o->threads, "Threads (0 = all cores); never changes the result")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 256));
+  add_top_k_option(*cmd, o->k, "Also report top-K accuracy (true label among the K best)");
+  add_min_confidence_option(*cmd, o->min_confidence,
+                            "Also report coverage (share with confidence >= T) and accuracy on it");
+  add_threads_option(*cmd, o->threads);
   cmd->footer(
       "Metrics use the model's best label (--min-confidence only adds the coverage lines).\n"
       "Per-label rows and macro/weighted averages cover the labels that occur in the data or\n"

@@ -399,9 +399,7 @@ void add_explain_command(CLI::App& app) {
   cmd->add_option("text", opts->texts, "The email (two with --compare)");
   cmd->add_option("-f,--file", opts->file, "Read the email from FILE ('-' for stdin)");
   add_model_option(*cmd, opts->model);
-  cmd->add_option("-k,--top-k", opts->top_k, "Labels to list")
-      ->capture_default_str()
-      ->check(CLI::Range(1, 1000));
+  add_top_k_option(*cmd, opts->top_k, "Labels to list (default: 3)");
   cmd->add_option("--words", opts->words, "Words that matter to list")
       ->capture_default_str()
       ->check(CLI::Range(0, 1000));

@@ -69,8 +69,7 @@ void add_filter_command(CLI::App& app) {
   auto* cmd = app.add_subcommand(
       "filter", "Mail filter: a message on stdin, the same message with X-Router-* headers out");
   add_model_option(*cmd, opts->model);
-  cmd->add_option("-k,--top-k", opts->k, "Also add X-Router-Top-K with the K best labels")
-      ->check(CLI::Range(1, 10000));
+  add_top_k_option(*cmd, opts->k, "Also add X-Router-Top-K with the K best labels");
   add_header_rules_option(*cmd, opts->no_header_rules);
   cmd->footer(
       "Exit 0 for every message: one that cannot be classified passes through unchanged with "

@@ -142,8 +142,7 @@ void classify(const Model& model, const RouteOptions& o, Message& m) {
     const auto ruled =
         mail_rule_prediction(model, mail.rule, !mail.text.empty(), !o.no_header_rules, m.where);
     const Prediction p = ruled ? *ruled : model.predict(mail.text);
-    const bool review = o.min_confidence >= 0 && p.confidence < o.min_confidence && !ruled;
-    m.label = review ? "needs_review" : model.labels()[p.label];
+    m.label = needs_review(p, o.min_confidence) ? kNeedsReview : model.labels()[p.label];
     m.confidence = p.confidence;
   } catch (const Error& e) {
     m.error = e.what();
@@ -222,12 +221,9 @@ void add_route_command(CLI::App& app) {
                 "Move message files instead of copying them (an mbox is never changed)");
   add_model_option(*cmd, o->model);
   add_header_rules_option(*cmd, o->no_header_rules);
-  cmd->add_option("--min-confidence", o->min_confidence,
-                  "File predictions less confident than this under needs_review/")
-      ->check(CLI::Range(0.0, 1.0));
-  cmd->add_option("--threads", o->threads, "Threads (0 = all cores)")
-      ->capture_default_str()
-      ->check(CLI::Range(0, 256));
+  add_min_confidence_option(*cmd, o->min_confidence,
+                            "File predictions less confident than this under needs_review/");
+  add_threads_option(*cmd, o->threads);
   cmd->footer(
       "Prints one line per message: label, confidence, where it now is, where it came from\n"
       "(tab-separated). Each message is written to ROOT/<label>/tmp/, synced, then renamed\n"

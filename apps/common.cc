@@ -27,6 +27,24 @@ Model load_model_or_default(const std::string& path) {
   throw UsageError("no model: this router has no built-in models; pass -m/--model FILE");
 }
 
+void add_threads_option(CLI::App& cmd, int& threads) {
+  cmd.add_option("--threads", threads, "Threads (0 = all cores); never changes the output")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 256));
+}
+
+void add_top_k_option(CLI::App& cmd, int& k, const std::string& help) {
+  cmd.add_option("-k,--top-k", k, help)->check(CLI::Range(1, 10000));
+}
+
+void add_min_confidence_option(CLI::App& cmd, double& min_confidence, const std::string& help) {
+  cmd.add_option("--min-confidence", min_confidence, help)->check(CLI::Range(0.0, 1.0));
+}
+
+bool needs_review(const Prediction& p, double min_confidence) {
+  return min_confidence >= 0 && p.rule.empty() && p.confidence < min_confidence;
+}
+
 void add_field_options(CLI::App& cmd, Fields& fields) {
   cmd.add_option("--text-field", fields.text,
                  "The member (or dotted path, e.g. message.body) holding each record's text; the "

@@ -26,6 +26,18 @@ Model load_model_or_default(const std::string& path);
 // it is (`format` "text" never parses).
 MailText email_text(std::string raw, const std::string& where, const std::string& format = "auto");
 
+// The options several commands share, each defined here once. --threads: 0 = all cores, and
+// the output never depends on it. -k/--top-k: 1 to 10,000, `help` saying what it does there.
+// --min-confidence: 0 to 1, `help` saying what happens below it.
+void add_threads_option(CLI::App& cmd, int& threads);
+void add_top_k_option(CLI::App& cmd, int& k, const std::string& help);
+void add_min_confidence_option(CLI::App& cmd, double& min_confidence, const std::string& help);
+// The label "needs_review", which commands with --min-confidence give a prediction below it.
+inline constexpr const char* kNeedsReview = "needs_review";
+// True when `min_confidence` is set (>= 0) and `p`, chosen by the model rather than a mail rule,
+// is less confident.
+bool needs_review(const Prediction& p, double min_confidence);
+
 // Adds --text-field and --label-field to `cmd`, bound to `fields`.
 void add_field_options(CLI::App& cmd, Fields& fields);
 

@@ -115,6 +115,33 @@ TEST_F(Cli, ClassifyArgumentsGiveOneLinePerEmail) {
   EXPECT_EQ(r.err, "") << "no logs at the default level for a clean run";
 }
 
+// --min-confidence as in batch: below it the label is "needs_review", the confidence and the
+// top-k list stay the model's, and a mail rule's label is never sent to review.
+TEST_F(Cli, ClassifyMinConfidenceSendsUnsureEmailsToReview) {
+  const std::string emails = "'where is my order' 'thanks, lovely cake'";
+  const Result plain = classify(emails + " --json");
+  ASSERT_EQ(plain.code, 0) << plain.err;
+  std::vector<double> conf;
+  for (const auto& line : lines_of(plain.out)) {
+    conf.push_back(nlohmann::json::parse(line)["confidence"].get<double>());
+  }
+  ASSERT_EQ(conf.size(), 2u);
+  ASSERT_NE(conf[0], conf[1]);
+  const double t = (conf[0] + conf[1]) / 2;
+  const Result r = classify(emails + " --json --min-confidence " + std::to_string(t));
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto got = lines_of(r.out);
+  const auto want = lines_of(plain.out);
+  for (size_t i = 0; i < 2; ++i) {
+    const auto g = nlohmann::json::parse(got[i]), w = nlohmann::json::parse(want[i]);
+    EXPECT_EQ(g["label"], conf[i] < t ? "needs_review" : w["label"].get<std::string>());
+    EXPECT_EQ(g["confidence"], w["confidence"]);
+    EXPECT_EQ(g["top_k"], w["top_k"]);
+  }
+  const Result text = classify(emails + " --min-confidence 1");
+  EXPECT_EQ(text.out.rfind("needs_review\t", 0), 0u) << text.out;
+}
+
 TEST_F(Cli, ClassifyFileDashAndStdinAgree) {
   const std::string email = "please cancel my order\n";
   const std::string want = classify("'please cancel my order'").out;
