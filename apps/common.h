@@ -80,5 +80,6 @@ void add_explain_command(CLI::App& app);
 void add_tokenize_command(CLI::App& app);
 void add_filter_command(CLI::App& app);
 void add_route_command(CLI::App& app);
+void add_serve_command(CLI::App& app);
 
 }  // namespace router::app

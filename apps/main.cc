@@ -8,9 +8,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <exception>
+#include <filesystem>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -19,6 +22,7 @@
 
 #include "base/errors.h"
 #include "base/signals.h"
+#include "commands.h"
 #include "common.h"
 #include "nn/layers.h"
 
@@ -48,23 +52,25 @@ void grow_heap_in_huge_pages() {
   }
 }
 
-// Every subcommand, in the order --help lists them.
-constexpr struct {
-  const char* name;
-  void (*add)(CLI::App&);
-} kCommands[] = {
-    {"classify", router::app::add_classify_command},
-    {"batch", router::app::add_batch_command},
-    {"eval", router::app::add_eval_command},
-    {"train", router::app::add_train_command},
-    {"info", router::app::add_info_command},
-    {"positions", router::app::add_positions_command},
-    {"demo", router::app::add_demo_command},
-    {"explain", router::app::add_explain_command},
-    {"tokenize", router::app::add_tokenize_command},
-    {"filter", router::app::add_filter_command},
-    {"route", router::app::add_route_command},
-};
+using router::app::Command;
+
+std::vector<Command> commands() {
+  return {router::app::kCommands, router::app::kCommands + router::app::kCommandCount};
+}
+
+// Runs `program` (Command::program) in this process's place with these arguments; returns only if
+// it cannot be run. It is looked for next to this executable, then in ../libexec/router/.
+void run_program(const char* program, char** argv) {
+  std::error_code error;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", error);
+  const std::filesystem::path dir = error ? std::filesystem::path(".") : self.parent_path();
+  for (const auto& candidate : {dir / program, dir / ".." / "libexec" / "router" / program}) {
+    ::execv(candidate.c_str(), argv);
+  }
+  std::fprintf(stderr,
+               "router: error: cannot run %s (looked next to %s and in ../libexec/router/): %s\n",
+               program, self.c_str(), std::strerror(errno));
+}
 
 // Registers the subcommand that argv names, or all of them when it names none (for --help and
 // for CLI11's message about an unknown one). Building every subcommand's options costs about
@@ -74,12 +80,12 @@ void add_commands(CLI::App& app, int argc, char** argv) {
     const std::string_view arg = argv[i];
     if (arg == "-h" || arg == "--help") break;   // the top level's help lists every subcommand
     if (arg.empty() || arg[0] == '-') continue;  // the global flags take no value
-    for (const auto& command : kCommands) {
+    for (const auto& command : commands()) {
       if (arg == command.name) return command.add(app);
     }
     break;
   }
-  for (const auto& command : kCommands) command.add(app);
+  for (const auto& command : commands()) command.add(app);
 }
 
 // Levenshtein distance, for "did you mean".
@@ -178,13 +184,13 @@ int main(int argc, char** argv) {
   std::vector<char*> args(argv, argv + argc);
   static char help_flag[] = "--help";
   const int at = command_index(argc, argv);
-  std::vector<std::string> commands;
-  for (const auto& c : kCommands) commands.emplace_back(c.name);
+  std::vector<std::string> names;
+  for (const auto& c : commands()) names.emplace_back(c.name);
   if (at > 0 && std::string_view(argv[at]) == "help") {
     args.erase(args.begin() + at);
     args.push_back(help_flag);
-  } else if (at > 0 && std::find(commands.begin(), commands.end(), argv[at]) == commands.end()) {
-    const std::string near = nearest(argv[at], commands);
+  } else if (at > 0 && std::find(names.begin(), names.end(), argv[at]) == names.end()) {
+    const std::string near = nearest(argv[at], names);
     std::fprintf(
         stderr,
         "router: usage: '%s' is not a router command%s\nRun 'router --help' for the commands.\n",
@@ -192,7 +198,15 @@ int main(int argc, char** argv) {
     return static_cast<int>(ExitCode::kUsage);
   }
   argc = static_cast<int>(args.size());
+  args.push_back(nullptr);  // execv's end of arguments
   argv = args.data();
+  const int named = command_index(argc, argv);
+  for (const auto& c : commands()) {
+    if (named > 0 && c.program && std::string_view(argv[named]) == c.name) {
+      run_program(c.program, argv);
+      return static_cast<int>(ExitCode::kFailure);
+    }
+  }
   add_commands(app, argc, argv);
 
   try {

@@ -10,6 +10,7 @@ packages=(
   libgtest-dev libbenchmark-dev
   parallel  # the scale-out test runs router under GNU parallel
   procmail maildrop  # the mail-flow tests deliver through the real programs (docs/mail-flow.md)
+  libcpp-httplib-dev  # router serve: the HTTP server (docs/mail-flow.md, "Service")
 )
 
 missing=()

@@ -77,10 +77,27 @@ TEST(Install, InstallPutsBinaryManPageAndCompletionUnderThePrefix) {
   const std::string cmd =
       "cmake --install " + quote(build) + " --prefix " + quote(tmp.dir()) + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  for (const char* f :
-       {"bin/router", "share/man/man1/router.1", "share/bash-completion/completions/router"}) {
+  for (const char* f : {"bin/router", "libexec/router/router-serve", "share/man/man1/router.1",
+                        "share/bash-completion/completions/router"}) {
     EXPECT_TRUE(fs::exists(tmp.path(f))) << f;
   }
+  // The installed router finds the installed router-serve for `router serve`.
+  const std::string help = tmp.path("help.txt");
+  ASSERT_EQ(std::system((quote(tmp.path("bin/router")) + " serve --help > " + quote(help)).c_str()),
+            0);
+  EXPECT_NE(router::test::slurp(help).find("--max-body"), std::string::npos);
+}
+
+// Only `router serve` pays for the HTTP server's libraries: router itself does not link them.
+TEST(Install, OnlyRouterServeLinksTheHttpServer) {
+  router::test::TempDir tmp("router_ldd");
+  const std::string out = tmp.path("ldd.txt");
+  ASSERT_EQ(
+      std::system(("ldd " + quote((kAppsDir / "router").string()) + " > " + quote(out)).c_str()),
+      0);
+  const std::string linked = router::test::slurp(out);
+  EXPECT_EQ(linked.find("httplib"), std::string::npos) << linked;
+  EXPECT_EQ(linked.find("libssl"), std::string::npos) << linked;
 }
 
 }  // namespace

@@ -123,14 +123,6 @@ std::chrono::microseconds whole_run(const std::string& inbox, const std::string&
                                                                start);
 }
 
-// True if some messages are still in `inbox` and some are already under `routed`.
-bool midway(const std::string& inbox, const std::string& routed) {
-  std::map<std::string, int> left, done;
-  count_contents(inbox, false, left);
-  count_contents(routed, true, done);
-  return !left.empty() && !done.empty();
-}
-
 TEST(Route, FilesEveryKindOfSourceAsAnExactCopy) {
   TempDir tmp;
   make_maildir(tmp.path("inbox"), 4);
