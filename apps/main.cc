@@ -24,7 +24,7 @@
 #include "base/signals.h"
 #include "commands.h"
 #include "common.h"
-#include "nn/layers.h"
+#include "nn/build_info.h"
 
 namespace {
 

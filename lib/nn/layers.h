@@ -22,11 +22,6 @@ using Later = std::function<void(std::function<void()>)>;
 // The Later that runs each task at once: the plain backward pass.
 inline void run_now(std::function<void()> task) { task(); }
 
-// The vector instructions this build's arithmetic uses and its float vector's width, e.g.
-// "AVX-512, AVX2, FMA (16 floats a vector)". A trained model's bits are those of any build with
-// the same (docs/architecture.md, "Training").
-std::string vector_instructions();
-
 // Inverted dropout masks, drawn from a stream that depends only on (key, site), never on
 // threads or batch composition, so training is reproducible for any thread count.
 struct DropoutSpec {
