@@ -145,8 +145,8 @@ std::string Maildir::deliver(std::string_view message, std::string_view info) {
       fail("cannot write " + temp, errno);
     }
     const std::string sub = info.empty() ? "/new" : "/cur";
-    const std::string target =
-        path_ + sub + "/" + name + (info.empty() ? "" : ":" + std::string(info));
+    std::string target = path_ + sub + "/" + name;
+    if (!info.empty()) target.append(":").append(info);
     const int error = rename_no_replace(temp, target);
     if (error != 0) {
       ::unlink(temp.c_str());
@@ -186,7 +186,8 @@ std::string Maildir::move_in(const std::string& source) {
       return target;
     }
     if (error != EEXIST) fail("cannot move " + source + " to " + target, error);
-    name = unique_name() + (info.empty() ? "" : ":" + info);
+    name = unique_name();
+    if (!info.empty()) name.append(":").append(info);
   }
 }
 
