@@ -133,13 +133,7 @@ void serialise(const Model& model, const BatchOptions& o, Slot& s) {
   const std::string pred =
       prediction_text(model, p, o.k, needs_review(p, o.min_confidence) ? kNeedsReview : "");
   s.had_prediction = s.value.contains("prediction");
-  if (!s.had_prediction) s.value["prediction"] = nullptr;
-  s.out = "{";
-  for (auto it = s.value.begin(); it != s.value.end(); ++it) {
-    if (it != s.value.begin()) s.out += ',';
-    s.out += ojson(it.key()).dump() + ':' + (it.key() == "prediction" ? pred : it.value().dump());
-  }
-  s.out += '}';
+  s.out = record_with_prediction(s.value, pred);
 }
 
 // Validates, labels and serialises one record. Runs on any worker; touches only `s`.
@@ -192,12 +186,7 @@ void label_record(const Model& model, const BatchOptions& o, Slot& s) {
 
 // The output line of a record that could not be labelled: the record as read (for a message, its
 // header fields), or {} when it could not be read, with "error" saying why.
-std::string error_record(const Slot& s) {
-  ojson value = s.value.is_object() ? s.value : ojson::object();
-  value.erase("prediction");
-  value["error"] = s.error;
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
+std::string error_record(const Slot& s) { return record_with_error(s.value, s.error); }
 
 // The "pair" id of a record: a string as is, any other value as its JSON text, "" if none.
 std::string pair_id(const ojson& value) {

@@ -103,27 +103,6 @@ bool is_json(const std::string& type) {
          (type.size() > 5 && type.compare(type.size() - 5, 5, "+json") == 0);
 }
 
-// A record with `prediction` in place of its "prediction" member, or appended at the end: what
-// `router batch` writes, member for member.
-std::string record_with_prediction(ojson& value, const std::string& prediction) {
-  if (!value.contains("prediction")) value["prediction"] = nullptr;
-  std::string out = "{";
-  for (auto it = value.begin(); it != value.end(); ++it) {
-    if (it != value.begin()) out += ',';
-    out +=
-        ojson(it.key()).dump() + ':' + (it.key() == "prediction" ? prediction : it.value().dump());
-  }
-  return out + '}';
-}
-
-// A record that could not be labelled, as `router batch --on-error record` writes it.
-std::string record_with_error(ojson value, const std::string& error) {
-  if (!value.is_object()) value = ojson::object();
-  value.erase("prediction");
-  value["error"] = error;
-  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
 // Answers, for every path it does not serve, 404, and for a method a path does not take, 405.
 bool screen(const Request& req, Response& res) {
   const auto route = kRoutes.find(req.path);

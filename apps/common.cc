@@ -78,6 +78,24 @@ std::string prediction_text(const Model& model, const Prediction& p, int k,
   return out + '}';
 }
 
+std::string record_with_prediction(nlohmann::ordered_json& value, const std::string& prediction) {
+  if (!value.contains("prediction")) value["prediction"] = nullptr;
+  std::string out = "{";
+  for (auto it = value.begin(); it != value.end(); ++it) {
+    if (it != value.begin()) out += ',';
+    out += nlohmann::ordered_json(it.key()).dump() + ':' +
+           (it.key() == "prediction" ? prediction : it.value().dump());
+  }
+  return out + '}';
+}
+
+std::string record_with_error(nlohmann::ordered_json value, const std::string& error) {
+  if (!value.is_object()) value = nlohmann::ordered_json::object();
+  value.erase("prediction");
+  value["error"] = error;
+  return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
 std::vector<int> top_k(const Prediction& p, int k) {
   std::vector<int> order(p.probs.size());
   std::iota(order.begin(), order.end(), 0);

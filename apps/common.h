@@ -60,6 +60,12 @@ nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);
 // double printer is not always shortest. `label` replaces the predicted label when not empty.
 std::string prediction_text(const Model& model, const Prediction& p, int k,
                             const std::string& label = "");
+// A batch record with `prediction` (prediction_text) in place of its "prediction" member, or
+// appended at the end; every other member as it was, in order. What batch and serve write.
+std::string record_with_prediction(nlohmann::ordered_json& value, const std::string& prediction);
+// A record that could not be labelled: the record as read ({} if it was not an object), without
+// "prediction", with "error" saying why.
+std::string record_with_error(nlohmann::ordered_json value, const std::string& error);
 // The shortest decimal that reads back to the same float.
 std::string float_text(float v);
 // That decimal as a double, for nlohmann::json: 0.9f is stored as 0.9, not 0.8999999761581421.
