@@ -157,10 +157,17 @@ void run(TrainCli& t) {
                            {"ece_before_calibration", result.ece_before},
                            {"ece_after_calibration", result.ece_after},
                            {"temperature", result.temperature}};
+  if (result.interrupted) meta["interrupted"] = true;
   // Wall-clock values would make two identical trainings differ, so they are opt-in.
   if (t.record_time) meta["training_seconds"] = result.seconds;
   model.mutable_metadata() = meta;
   save_model(model, t.output);
+  if (result.interrupted) {
+    throw Error(ExitCode::kInterrupted, "interrupted: wrote the best model so far (epoch " +
+                                            std::to_string(result.best_epoch) + " of " +
+                                            std::to_string(t.o.epochs) + ") to " + t.output +
+                                            ", marked \"interrupted\": true in its metadata");
+  }
   spdlog::info("wrote {} ({:.1f}s)", t.output, result.seconds);
 }
 

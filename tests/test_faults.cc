@@ -302,7 +302,9 @@ TEST_P(Interrupt, BatchKeepsThePreviousOutputAndLeavesNoTemporaryFile) {
   EXPECT_TRUE(temp_files(tmp_.dir()).empty()) << "temporary file left behind";
 }
 
-TEST_P(Interrupt, TrainKeepsThePreviousModelAndLeavesNoTemporaryFile) {
+// After an epoch has finished, the signal keeps the best model so far: it replaces the previous
+// file whole, marked "interrupted" (tests/test_interrupt.cc has the case with no epoch finished).
+TEST_P(Interrupt, TrainReplacesTheModelWholeWithTheBestSoFarAndLeavesNoTemporaryFile) {
   const int sig = GetParam();
   const std::string model = write("m.json", kPrevious);
   // Enough epochs that training is surely still running when the first epoch is reported.
@@ -321,7 +323,8 @@ TEST_P(Interrupt, TrainKeepsThePreviousModelAndLeavesNoTemporaryFile) {
   child.signal(sig);
   const int code = child.wait(60);
   EXPECT_EQ(code, 130) << slurp(tmp_.path("err"));
-  EXPECT_EQ(slurp(model), kPrevious);
+  const auto written = nlohmann::json::parse(slurp(model));
+  EXPECT_EQ(written["metadata"]["interrupted"], true);
   EXPECT_TRUE(temp_files(tmp_.dir()).empty()) << "temporary file left behind";
 }
 

@@ -99,6 +99,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
   const int fd = ::mkostemp(name.data(), O_CLOEXEC);  // 0600, O_EXCL
   if (fd < 0) fail("cannot write " + path_);
   temp_ = name;
+  signal_slot_ = register_temp_file(temp_.c_str());  // a second Ctrl-C removes it too
   file_ = ::fdopen(fd, "wb");
   if (!file_) {
     ::close(fd);
@@ -110,6 +111,7 @@ OutputFile::OutputFile(std::string path) : path_(std::move(path)) {
 OutputFile::~OutputFile() {
   if (file_ && owned_) std::fclose(file_);
   if (!committed_ && !temp_.empty()) ::unlink(temp_.c_str());
+  unregister_temp_file(signal_slot_);
 }
 
 void OutputFile::fail(const std::string& what) {

@@ -47,6 +47,7 @@ class OutputFile {
   bool owned_ = false;  // file_ is ours to close (not stdout)
   bool committed_ = false;
   bool has_old_ = false;  // target_ existed: keep its mode and owner
+  int signal_slot_ = -1;  // register_temp_file's slot for temp_
   unsigned old_mode_ = 0, old_uid_ = 0, old_gid_ = 0;
 };
 

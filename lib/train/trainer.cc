@@ -240,7 +240,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     int correct = 0;
     double steps_seconds = 0, busy_seconds = 0, update_seconds = 0;
     for (size_t bi = 0; bi < batches.size(); ++bi) {
-      check_interrupted();
+      if (interrupted()) break;  // Ctrl-C: the step in progress is finished; no new one
       const auto& members = batches[bi];
       const int B = static_cast<int>(members.size());
       const int shards = (B + kShard - 1) / kShard;
@@ -329,6 +329,11 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
       ++step;
       if (hooks.on_step) hooks.on_step(static_cast<int>(bi) + 1, steps_per_epoch);
     }
+    if (interrupted()) {  // the best model of the epochs finished so far is kept
+      result.interrupted = true;
+      spdlog::warn("interrupted in epoch {}: keeping the best model so far", epoch);
+      break;
+    }
     const auto c0 = Clock::now();
     opt.catch_up(params, o.ema > 0 ? &avg : nullptr, nullptr, o.threads);  // every row
     update_seconds += seconds_since(c0);
@@ -369,6 +374,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     }
   }
 
+  if (best_eval.accuracy < 0) throw InterruptedError();  // not one epoch finished: nothing to keep
   result.valid_accuracy = best_eval.accuracy;
   result.valid_loss = best_eval.loss;
   std::vector<double> conf;

@@ -76,7 +76,8 @@ struct TrainResult {
   double ece_before = 0, ece_after = 0, temperature = 1;
   TemperatureChoice calibration;  // whether temperature scaling was applied, and why
   double seconds = 0;
-  int epochs_run = 0;  // fewer than options.epochs after an early stop
+  int epochs_run = 0;        // fewer than options.epochs after an early stop or an interrupt
+  bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it
 };
 
 // Splits off a seeded share of `all` for validation (stratified by label; at least one example
@@ -85,7 +86,9 @@ void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
                    std::vector<Example>& valid);
 
 // Throws InputError for unusable data (fewer than two labels, a validation label unknown to the
-// training data, ...) before any training starts.
+// training data, ...) before any training starts. On SIGINT or SIGTERM (base/signals.h) the step
+// in progress is finished and the best model of the epochs finished so far is returned, with
+// result.interrupted set; InterruptedError if no epoch had finished.
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
                   const TrainOptions& options, const TrainHooks& hooks, TrainResult& result);
 

@@ -1,0 +1,153 @@
+// Ctrl-C (base/signals.h): in training the first one keeps the best model of the epochs finished
+// so far, written whole and marked "interrupted"; before any epoch has finished nothing is
+// written; a second signal stops a process at once, removing its temporary output files first.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/files.h"
+#include "base/signals.h"
+#include "test_support.h"
+
+extern char** environ;
+
+namespace {
+
+namespace fs = std::filesystem;
+using router::test::slurp;
+using router::test::spit;
+using router::test::TempDir;
+
+// n short labelled emails of three labels.
+std::string training_data(int n) {
+  const char* kinds[][2] = {{"where is my order number", "status"},
+                            {"please refund the money for order", "refund"},
+                            {"cancel my order before it ships, order", "cancel"}};
+  std::string out;
+  for (int i = 0; i < n; ++i) {
+    const auto& k = kinds[i % 3];
+    out += nlohmann::json{{"text", std::string(k[0]) + " " + std::to_string(i)}, {"label", k[1]}}
+               .dump() +
+           "\n";
+  }
+  return out;
+}
+
+// `router ARGS...` started with stdout and stderr in `log`.
+pid_t start_router(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> all = {ROUTER_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+// Waits (at most 60 s) until `log` holds `text`.
+bool wait_for(const std::string& log, const std::string& text) {
+  for (int i = 0; i < 600; ++i) {
+    if (slurp(log).find(text) != std::string::npos) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  }
+  return false;
+}
+
+int exit_code(pid_t pid) {
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -WTERMSIG(status);
+}
+
+// Files in `dir` whose name says they are OutputFile's temporary files.
+int temp_files(const std::string& dir) {
+  int n = 0;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    n += e.path().filename().string().find(".tmp.") != std::string::npos;
+  }
+  return n;
+}
+
+const std::vector<std::string> kSmallModel = {
+    "--d-model", "16", "--heads", "2", "--layers", "1", "--d-ff", "16", "--vocab-size", "300"};
+
+TEST(Interrupt, TrainingKeepsTheBestModelOfTheFinishedEpochs) {
+  TempDir tmp;
+  spit(tmp.path("d.jsonl"), training_data(1500));
+  std::vector<std::string> args = {
+      "train", "--train", tmp.path("d.jsonl"), "-o", tmp.path("m.json"), "--epochs", "10000"};
+  args.insert(args.end(), kSmallModel.begin(), kSmallModel.end());
+  const pid_t pid = start_router(args, tmp.path("log"));
+  ASSERT_GT(pid, 0);
+  const bool started = wait_for(tmp.path("log"), "epoch  2/");
+  ::kill(pid, SIGINT);
+  ASSERT_TRUE(started) << slurp(tmp.path("log"));
+  EXPECT_EQ(exit_code(pid), 130) << slurp(tmp.path("log"));
+  const std::string log = slurp(tmp.path("log"));
+  EXPECT_NE(log.find("interrupted: wrote the best model so far (epoch "), std::string::npos) << log;
+  const auto model = nlohmann::json::parse(slurp(tmp.path("m.json")));
+  EXPECT_EQ(model["metadata"]["interrupted"], true);
+  EXPECT_GE(model["metadata"]["best_epoch"].get<int>(), 2);
+  EXPECT_EQ(temp_files(tmp.dir()), 0);
+  const auto r = router::test::run_router(
+      "classify -m " + router::test::quote(tmp.path("m.json")) + " 'where is my order'", tmp.dir());
+  EXPECT_EQ(r.code, 0) << r.err;
+}
+
+TEST(Interrupt, TrainingStoppedBeforeItsFirstEpochEndsWritesNothing) {
+  TempDir tmp;
+  spit(tmp.path("d.jsonl"), training_data(60000));  // an epoch of several seconds
+  std::vector<std::string> args = {
+      "train", "--train", tmp.path("d.jsonl"), "-o", tmp.path("m.json"), "--epochs", "3"};
+  args.insert(args.end(), kSmallModel.begin(), kSmallModel.end());
+  const pid_t pid = start_router(args, tmp.path("log"));
+  ASSERT_GT(pid, 0);
+  const bool started = wait_for(tmp.path("log"), "vocabulary:");
+  ::kill(pid, SIGINT);
+  ASSERT_TRUE(started) << slurp(tmp.path("log"));
+  EXPECT_EQ(exit_code(pid), 130) << slurp(tmp.path("log"));
+  ASSERT_EQ(slurp(tmp.path("log")).find("epoch  1/"), std::string::npos)
+      << "the first epoch ended before the signal; the test needs a longer one";
+  EXPECT_FALSE(fs::exists(tmp.path("m.json")));
+  EXPECT_EQ(temp_files(tmp.dir()), 0);
+}
+
+// A process with an output half written gets two signals: it ends at once, exit 130, and the
+// temporary file is gone (the target never appears).
+TEST(Interrupt, ASecondSignalStopsAtOnceAndLeavesNoTemporaryFile) {
+  TempDir tmp;
+  const std::string target = tmp.path("out.json");
+  const pid_t pid = ::fork();
+  ASSERT_GE(pid, 0);
+  if (pid == 0) {
+    router::install_signal_handlers();
+    router::OutputFile out(target);
+    out.write("{\"half\": ");
+    ::raise(SIGINT);  // the first: a flag that nothing here polls
+    ::raise(SIGINT);  // the second: stop now
+    ::_exit(0);       // not reached
+  }
+  EXPECT_EQ(exit_code(pid), 130);
+  EXPECT_FALSE(fs::exists(target));
+  EXPECT_EQ(temp_files(tmp.dir()), 0);
+}
+
+}  // namespace
