@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "base/errors.h"
+#include "base/random_streams.h"
 #include "base/rng.h"
 #include "nn/encoder.h"
 
@@ -43,7 +44,7 @@ PermutationReport permutation_test(const Model& model, std::string_view text, ui
   const int T = static_cast<int>(ids.size());
   r.perm.resize(T);
   std::iota(r.perm.begin(), r.perm.end(), 0);
-  Rng rng(mix64(seed));
+  Rng rng(streams::permutation(seed));
   for (int attempt = 0; attempt < 16; ++attempt) {
     for (int i = T - 1; i > 0; --i) std::swap(r.perm[i], r.perm[rng.below(i + 1)]);
     bool moved = false;

@@ -7,6 +7,7 @@
 
 #include <unsupported/Eigen/SpecialFunctions>
 
+#include "base/random_streams.h"
 #include "base/rng.h"
 
 namespace router {
@@ -17,7 +18,7 @@ void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<in
   const S keep_scale = static_cast<S>(1.0 / (1.0 - spec.p));
   const Eigen::Index cols = mask.cols();
   for (size_t b = 0; b < lengths.size(); ++b) {
-    Rng rng(mix64((*spec.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)));
+    Rng rng(streams::dropout((*spec.keys)[b], site));
     // Rows are contiguous (row-major): the email's real rows are one run of draws, its padding
     // rows the zeros after them.
     S* rows = mask.data() + b * T * cols;
@@ -345,7 +346,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   Mat<S> kt, sc, pm;  // (Dh, n8) keys transposed, (n, n8) scores, (n, n) probs * dropout mask
   for (int b = 0; b < B; ++b) {
     const int n = lengths[b], n8 = round_up(n, 8);  // keys beyond n: masked, never read
-    Rng rng(dropout.p > 0 ? mix64((*dropout.keys)[b] ^ mix64(static_cast<uint64_t>(site) + 1)) : 0);
+    Rng rng(dropout.p > 0 ? streams::dropout((*dropout.keys)[b], site) : 0);
     kt.setZero(Dh, n8);
     sc.resize(n, n8);
     for (int h = 0; h < n_heads; ++h) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "base/errors.h"
+#include "base/random_streams.h"
 #include "base/rng.h"
 #include "nn/positional.h"
 
@@ -36,7 +37,7 @@ Params<S> zeros_like_config(const Config& c) {
 template <typename S>
 Params<S> init_params(const Config& c, uint64_t seed) {
   Params<S> p = zeros_like_config<S>(c);
-  Rng rng(mix64(seed));
+  Rng rng(streams::init(seed));
   auto normal = [&](Mat<S>& m, double std) {
     for (Eigen::Index i = 0; i < m.size(); ++i) m.data()[i] = static_cast<S>(rng.normal() * std);
   };

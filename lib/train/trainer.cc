@@ -11,6 +11,7 @@
 
 #include "base/errors.h"
 #include "base/parallel.h"
+#include "base/random_streams.h"
 #include "base/rng.h"
 #include "base/signals.h"
 #include "nn/encoder.h"
@@ -39,7 +40,7 @@ void shuffle(std::vector<T>& v, Rng& rng) {
 // positions stay as they are.
 void drop_tokens(Batch& batch, double rate) {
   for (int b = 0; b < batch.B; ++b) {
-    Rng rng(mix64(batch.keys[b] ^ 0x746f6b656e64726fULL));
+    Rng rng(streams::word_dropout(batch.keys[b]));
     int32_t* ids = batch.ids.data() + static_cast<size_t>(b) * batch.T;
     for (int t = 0; t < batch.lengths[b]; ++t) {
       if (rng.uniform() < rate) ids[t] = kUnkId;
@@ -128,7 +129,7 @@ void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
                    std::vector<Example>& valid) {
   std::map<std::string, std::vector<size_t>> by_label;
   for (size_t i = 0; i < all.size(); ++i) by_label[all[i].label].push_back(i);
-  Rng rng(mix64(seed ^ 0x5eed));
+  Rng rng(streams::holdout(seed));
   std::vector<char> take(all.size(), 0);
   for (auto& [label, idx] : by_label) {
     shuffle(idx, rng);
@@ -224,12 +225,11 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   int64_t step = 0;
   for (int epoch = 1; epoch <= o.epochs; ++epoch) {
     const auto e0 = Clock::now();
-    Rng rng(mix64(o.seed * 0x100000001b3ULL + static_cast<uint64_t>(epoch)));
+    Rng rng(streams::shuffle(o.seed, epoch));
     // With BPE-dropout, the training texts are segmented anew each epoch.
     std::vector<std::vector<int32_t>> sampled;
     if (o.bpe_dropout > 0) {
-      sampled = tok.encode_sampled(train_texts, o.bpe_dropout,
-                                   static_cast<uint32_t>(mix64(o.seed ^ mix64(epoch + 0xb9eULL))));
+      sampled = tok.encode_sampled(train_texts, o.bpe_dropout, streams::bpe_dropout(o.seed, epoch));
       for (auto& ids : sampled) {
         if (static_cast<int>(ids.size()) > cfg.max_len) ids.resize(cfg.max_len);
       }
@@ -274,9 +274,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
             seqs.push_back(&epoch_ids[members[j]]);
             targets.push_back(train_y[members[j]]);
             // Dropout stream of this example at this step: independent of shards and threads.
-            keys.push_back(
-                mix64(o.seed ^ mix64(static_cast<uint64_t>(step) * 0x9e3779b97f4a7c15ULL +
-                                     static_cast<uint64_t>(members[j]))));
+            keys.push_back(streams::example(o.seed, step, members[j]));
           }
           Batch batch = make_batch(seqs);
           batch.targets = targets;
