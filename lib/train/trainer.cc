@@ -141,10 +141,10 @@ void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
   all = std::move(keep);
 }
 
-Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
-                  const TrainOptions& o, const TrainHooks& hooks, TrainResult& result) {
-  const auto t0 = Clock::now();
-  // Checked before the tokenizer is trained, so a bad value fails at once.
+namespace {
+
+// Checked before the tokenizer is trained, so a bad value fails at once.
+void check_options(const TrainOptions& o) {
   const int first_layer_heads = o.n_layers > 0 ? o.n_heads : 0;
   if (o.local_heads < 0 || o.local_heads > first_layer_heads) {
     throw UsageError("--local-heads " + std::to_string(o.local_heads) + ": the first layer has " +
@@ -153,7 +153,42 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   if (o.local_heads > 0 && o.d_model / o.n_heads < 2) {
     throw UsageError("--local-heads: heads must be at least 2 wide (--d-model / --heads)");
   }
-  const std::vector<std::string> labels = choose_labels(train, o);
+}
+
+// The data as the model reads it: the labels, the tokenizer learned from the training texts, the
+// config, and every example encoded.
+struct Prepared {
+  Prepared(std::vector<std::string> l, Tokenizer t) : labels(std::move(l)), tok(std::move(t)) {}
+  std::vector<std::string> labels;
+  Tokenizer tok;
+  Config cfg;
+  std::vector<std::vector<int32_t>> train_ids, valid_ids;
+  std::vector<std::string_view> train_texts;  // only with BPE-dropout, which segments anew
+  std::vector<int> train_y, valid_y;
+};
+
+Config config_of(const TrainOptions& o, int vocab_size, int num_labels) {
+  Config cfg;
+  cfg.d_model = o.d_model;
+  cfg.n_heads = o.n_heads;
+  cfg.n_layers = o.n_layers;
+  cfg.d_ff = o.d_ff;
+  cfg.max_len = o.max_len;
+  cfg.positional = o.positional;
+  cfg.pooling = o.pooling;
+  cfg.vocab_size = vocab_size;
+  cfg.num_labels = num_labels;
+  try {
+    validate(cfg, "options");
+  } catch (const ModelError& e) {
+    throw UsageError(e.what());
+  }
+  return cfg;
+}
+
+Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& valid,
+                 const TrainOptions& o) {
+  std::vector<std::string> labels = choose_labels(train, o);
   std::map<std::string, int> index;
   for (size_t i = 0; i < labels.size(); ++i) index[labels[i]] = static_cast<int>(i);
   for (const auto& e : valid) {
@@ -165,226 +200,289 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
 
   std::vector<std::string> texts;
   for (const auto& e : train) texts.push_back(e.text);
-  Tokenizer tok = Tokenizer::train(texts, o.vocab_size);
-  spdlog::info("vocabulary: {} pieces", tok.vocab_size());
-
-  Config cfg;
-  cfg.d_model = o.d_model;
-  cfg.n_heads = o.n_heads;
-  cfg.n_layers = o.n_layers;
-  cfg.d_ff = o.d_ff;
-  cfg.max_len = o.max_len;
-  cfg.positional = o.positional;
-  cfg.pooling = o.pooling;
-  cfg.vocab_size = tok.vocab_size();
-  cfg.num_labels = static_cast<int>(labels.size());
-  try {
-    validate(cfg, "options");
-  } catch (const ModelError& e) {
-    throw UsageError(e.what());
-  }
-
-  const auto train_ids = encode_all(tok, train, cfg.max_len, o.threads);
-  const auto valid_ids = encode_all(tok, valid, cfg.max_len, o.threads);
-  std::vector<std::string_view> train_texts;
+  Prepared d(std::move(labels), Tokenizer::train(texts, o.vocab_size));
+  spdlog::info("vocabulary: {} pieces", d.tok.vocab_size());
+  d.cfg = config_of(o, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
+  d.train_ids = encode_all(d.tok, train, d.cfg.max_len, o.threads);
+  d.valid_ids = encode_all(d.tok, valid, d.cfg.max_len, o.threads);
   if (o.bpe_dropout > 0) {
-    for (const auto& e : train) train_texts.emplace_back(e.text);
+    for (const auto& e : train) d.train_texts.emplace_back(e.text);
   }
-  std::vector<int> train_y, valid_y;
-  for (const auto& e : train) train_y.push_back(index[e.label]);
-  for (const auto& e : valid) valid_y.push_back(index[e.label]);
+  for (const auto& e : train) d.train_y.push_back(index[e.label]);
+  for (const auto& e : valid) d.valid_y.push_back(index[e.label]);
+  return d;
+}
 
-  Params<float> params = init_params<float>(cfg, o.seed);
-  init_local_heads(params, cfg, o.local_heads);
-  AdamW<float> opt(cfg);
-  const Mat<float> positions = sinusoid_table(cfg.max_len, cfg.d_model).cast<float>();
-  const int n = static_cast<int>(train.size());
-  const int steps_per_epoch = (n + o.batch_size - 1) / o.batch_size;
-  const int64_t total_steps = static_cast<int64_t>(steps_per_epoch) * o.epochs;
-  const int max_shards = (o.batch_size + kShard - 1) / kShard;
-  std::vector<Params<float>> shard_grads;
-  for (int s = 0; s < max_shards; ++s) shard_grads.push_back(zeros_like_config<float>(cfg));
-  std::vector<ForwardCache<float>> caches(max_shards);
-  std::vector<double> shard_loss(max_shards);
-  std::vector<int> shard_correct(max_shards);
-  std::vector<double> shard_busy(max_shards);
-  std::vector<Mat<float>> shard_dlogits(max_shards);
-  // The embedding rows a step's batch touches (its tokens, and [UNK] for word dropout): the
-  // only rows of the table where its gradients are not zero.
-  std::vector<char> in_batch(cfg.vocab_size, 0);
-  std::vector<int32_t> batch_rows;
+// What the steps of one epoch add up to.
+struct EpochTotals {
+  double loss_sum = 0;
+  int correct = 0;
+  double steps_seconds = 0, busy_seconds = 0, update_seconds = 0;
+};
 
-  // With ema, an exponential moving average of the weights is what validation judges and what
-  // is kept. Its decay ramps up over the first steps, so early epochs are not stuck at the start.
-  Params<float> avg;
-  if (o.ema > 0) avg = params;
-  Params<float> best = params;
-  Eval best_eval;
-  best_eval.accuracy = -1;
-  int since_best = 0;
-  int64_t step = 0;
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+// One training run: the weights, the optimizer, the best weights so far, and the work space of
+// the shards each step is cut into. An epoch is its steps; a step is one shard pass per shard,
+// in parallel, then one update.
+class Training {
+ public:
+  Training(const Prepared& d, const TrainOptions& o, const TrainHooks& hooks)
+      : d_(d),
+        o_(o),
+        hooks_(hooks),
+        cfg_(d.cfg),
+        params_(init_params<float>(cfg_, o.seed)),
+        opt_(cfg_),
+        positions_(sinusoid_table(cfg_.max_len, cfg_.d_model).cast<float>()),
+        n_(static_cast<int>(d.train_ids.size())),
+        steps_per_epoch_((n_ + o.batch_size - 1) / o.batch_size),
+        total_steps_(static_cast<int64_t>(steps_per_epoch_) * o.epochs),
+        max_shards_((o.batch_size + kShard - 1) / kShard),
+        caches_(max_shards_),
+        shard_loss_(max_shards_),
+        shard_correct_(max_shards_),
+        shard_busy_(max_shards_),
+        shard_dlogits_(max_shards_),
+        in_batch_(cfg_.vocab_size, 0) {
+    init_local_heads(params_, cfg_, o.local_heads);
+    for (int s = 0; s < max_shards_; ++s) shard_grads_.push_back(zeros_like_config<float>(cfg_));
+    // With ema, an exponential moving average of the weights is what validation judges and
+    // what is kept. Its decay ramps up over the first steps, so early epochs are not stuck at
+    // the start.
+    if (o.ema > 0) avg_ = params_;
+    best_ = params_;
+    best_eval_.accuracy = -1;
+  }
+
+  // Runs epoch `epoch` and judges it; false when training is to stop (no improvement for
+  // --patience epochs, or a signal, which leaves the epoch unjudged).
+  bool epoch(int epoch, Clock::time_point t0, TrainResult& result) {
     const auto e0 = Clock::now();
-    Rng rng(streams::shuffle(o.seed, epoch));
+    Rng rng(streams::shuffle(o_.seed, epoch));
     // With BPE-dropout, the training texts are segmented anew each epoch.
     std::vector<std::vector<int32_t>> sampled;
-    if (o.bpe_dropout > 0) {
-      sampled = tok.encode_sampled(train_texts, o.bpe_dropout, streams::bpe_dropout(o.seed, epoch));
+    if (o_.bpe_dropout > 0) {
+      sampled = d_.tok.encode_sampled(d_.train_texts, o_.bpe_dropout,
+                                      streams::bpe_dropout(o_.seed, epoch));
       for (auto& ids : sampled) {
-        if (static_cast<int>(ids.size()) > cfg.max_len) ids.resize(cfg.max_len);
+        if (static_cast<int>(ids.size()) > cfg_.max_len) ids.resize(cfg_.max_len);
       }
     }
-    const auto& epoch_ids = o.bpe_dropout > 0 ? sampled : train_ids;
-    const auto batches = epoch_batches(epoch_ids, o.batch_size, rng);
-    double loss_sum = 0;
-    int correct = 0;
-    double steps_seconds = 0, busy_seconds = 0, update_seconds = 0;
+    const auto& epoch_ids = o_.bpe_dropout > 0 ? sampled : d_.train_ids;
+    const auto batches = epoch_batches(epoch_ids, o_.batch_size, rng);
+    EpochTotals totals;
     for (size_t bi = 0; bi < batches.size(); ++bi) {
       if (interrupted()) break;  // Ctrl-C: the step in progress is finished; no new one
-      const auto& members = batches[bi];
-      const int B = static_cast<int>(members.size());
-      const int shards = (B + kShard - 1) / kShard;
-      if (o.token_dropout > 0) in_batch[kUnkId] = 1;
-      for (int j : members) {
-        for (int32_t id : epoch_ids[j]) in_batch[id] = 1;
-      }
-      batch_rows.clear();
-      for (int32_t id = 0; id < cfg.vocab_size; ++id) {
-        if (in_batch[id]) batch_rows.push_back(id), in_batch[id] = 0;
-      }
-      // The optimizer puts off the other rows' updates; the ones this batch reads catch up.
-      const auto c0 = Clock::now();
-      opt.catch_up(params, o.ema > 0 ? &avg : nullptr, &batch_rows, o.threads);
-      update_seconds += seconds_since(c0);
-      const auto s0 = Clock::now();
-      // A shard's weight-gradient products go to a queue, so the thread of a shorter shard
-      // (each batch is sorted by length) helps the longer one's instead of waiting for it.
-      WorkQueue products(shards);
-      const Later later = [&products](std::function<void()> task) {
-        products.push(std::move(task));
-      };
-      parallel_for(shards, o.threads, [&](int s) {
-        const auto b0 = Clock::now();
-        {
-          const Producing producing(products);
-          std::vector<const std::vector<int32_t>*> seqs;
-          std::vector<int> targets;
-          std::vector<uint64_t> keys;
-          for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
-            seqs.push_back(&epoch_ids[members[j]]);
-            targets.push_back(train_y[members[j]]);
-            // Dropout stream of this example at this step: independent of shards and threads.
-            keys.push_back(streams::example(o.seed, step, members[j]));
-          }
-          Batch batch = make_batch(seqs);
-          batch.targets = targets;
-          batch.keys = keys;
-          if (o.token_dropout > 0) drop_tokens(batch, o.token_dropout);
-          auto& cache = caches[s];
-          encoder_forward(params, cfg, positions, batch, o.dropout, cache);
-          Mat<float>& dlogits = shard_dlogits[s];  // read by the queued products
-          const double loss = softmax_xent(cache.logits, targets, o.label_smoothing, dlogits);
-          // The shard's mean loss -> its share of the batch mean.
-          const double share = static_cast<double>(batch.B) / B;
-          dlogits *= static_cast<float>(share);
-          shard_loss[s] = loss * share;
-          int right = 0;
-          for (int b = 0; b < batch.B; ++b) {
-            Eigen::Index arg;
-            cache.logits.row(b).maxCoeff(&arg);
-            right += arg == targets[b];
-          }
-          shard_correct[s] = right;
-          set_zero_except_embedding(shard_grads[s]);  // its rows are cleared after each step
-          encoder_backward(params, cfg, batch, o.dropout, cache, dlogits, shard_grads[s], &later);
-        }
-        const double own = seconds_since(b0);
-        shard_busy[s] = own + products.help();
-      });
-      steps_seconds += seconds_since(s0);
-      const auto u0 = Clock::now();
-      double loss = 0;
-      for (int s = 0; s < shards; ++s) {
-        loss += shard_loss[s], correct += shard_correct[s], busy_seconds += shard_busy[s];
-      }
-      if (!std::isfinite(loss)) {
-        throw Error(ExitCode::kFailure, "training diverged: the loss is " + std::to_string(loss) +
-                                            " at step " + std::to_string(step + 1) + " (epoch " +
-                                            std::to_string(epoch) + "); try a lower --lr");
-      }
-      std::vector<Params<float>*> rest;
-      for (int s = 1; s < shards; ++s) rest.push_back(&shard_grads[s]);
-      // Sum, norm, clip and update in two passes over the parameters.
-      const double norm = add_grads(shard_grads[0], rest, o.threads, &batch_rows);
-      opt.step(params, shard_grads[0], learning_rate(step, total_steps, o.warmup, o.lr),
-               o.weight_decay, o.threads, clip_scale(norm, o.clip), o.ema > 0 ? &avg : nullptr,
-               std::min(o.ema, (1.0 + step) / (10.0 + step)), &batch_rows);
-      for (int s = 0; s < shards; ++s) {
-        for (int32_t id : batch_rows) shard_grads[s].embed.row(id).setZero();
-      }
-      update_seconds += seconds_since(u0);
-      loss_sum += loss * B;
-      ++step;
-      if (hooks.on_step) hooks.on_step(static_cast<int>(bi) + 1, steps_per_epoch);
+      step(batches[bi], epoch_ids, epoch, totals);
+      if (hooks_.on_step) hooks_.on_step(static_cast<int>(bi) + 1, steps_per_epoch_);
     }
     if (interrupted()) {  // the best model of the epochs finished so far is kept
       result.interrupted = true;
       spdlog::warn("interrupted in epoch {}: keeping the best model so far", epoch);
-      break;
+      return false;
     }
-    const auto c0 = Clock::now();
-    opt.catch_up(params, o.ema > 0 ? &avg : nullptr, nullptr, o.threads);  // every row
-    update_seconds += seconds_since(c0);
-    const Params<float>& judged = o.ema > 0 ? avg : params;
-    const auto v0 = Clock::now();
-    Eval ev = evaluate(judged, cfg, positions, valid_ids, valid_y, o.threads);
-    EpochReport r;
-    r.epoch = epoch;
-    r.epochs = o.epochs;
-    r.valid_seconds = seconds_since(v0);
-    r.steps_seconds = steps_seconds;
-    r.shards_busy_seconds = busy_seconds;
-    r.update_seconds = update_seconds;
-    r.threads_used = std::min(o.threads > 0 ? o.threads : hardware_threads(), max_shards);
-    r.train_loss = loss_sum / n;
-    r.train_accuracy = static_cast<double>(correct) / n;
-    r.valid_loss = ev.loss;
-    r.valid_accuracy = ev.accuracy;
-    r.examples_per_second = n / std::max(1e-9, seconds_since(e0));
-    r.elapsed = seconds_since(t0);
-    r.eta = r.elapsed / epoch * (o.epochs - epoch);
-    // Best = higher validation accuracy; on a tie, lower validation loss.
-    r.best = ev.accuracy > best_eval.accuracy ||
-             (ev.accuracy == best_eval.accuracy && ev.loss < best_eval.loss);
-    if (r.best) {
-      best = judged;
-      best_eval = std::move(ev);
-      result.best_epoch = epoch;
-      since_best = 0;
-    } else {
-      ++since_best;
-    }
-    result.epochs_run = epoch;
-    if (hooks.on_epoch) hooks.on_epoch(r);
-    if (since_best >= o.patience) {
-      spdlog::info("early stop: no better validation accuracy for {} epochs", o.patience);
-      break;
-    }
+    return judge(epoch, totals, e0, t0, result);
   }
 
-  if (best_eval.accuracy < 0) throw InterruptedError();  // not one epoch finished: nothing to keep
-  result.valid_accuracy = best_eval.accuracy;
-  result.valid_loss = best_eval.loss;
+  Params<float>& best() { return best_; }
+  const Eval& best_eval() const { return best_eval_; }
+
+ private:
+  // One step: the batch `members` cut into shards, each shard's forward and backward pass in
+  // parallel, then the gradients summed, clipped and applied.
+  void step(const std::vector<int>& members, const std::vector<std::vector<int32_t>>& epoch_ids,
+            int epoch, EpochTotals& totals) {
+    const int B = static_cast<int>(members.size());
+    const int shards = (B + kShard - 1) / kShard;
+    if (o_.token_dropout > 0) in_batch_[kUnkId] = 1;
+    for (int j : members) {
+      for (int32_t id : epoch_ids[j]) in_batch_[id] = 1;
+    }
+    batch_rows_.clear();
+    for (int32_t id = 0; id < cfg_.vocab_size; ++id) {
+      if (in_batch_[id]) batch_rows_.push_back(id), in_batch_[id] = 0;
+    }
+    // The optimizer puts off the other rows' updates; the ones this batch reads catch up.
+    const auto c0 = Clock::now();
+    opt_.catch_up(params_, o_.ema > 0 ? &avg_ : nullptr, &batch_rows_, o_.threads);
+    totals.update_seconds += seconds_since(c0);
+    const auto s0 = Clock::now();
+    // A shard's weight-gradient products go to a queue, so the thread of a shorter shard
+    // (each batch is sorted by length) helps the longer one's instead of waiting for it.
+    WorkQueue products(shards);
+    const Later later = [&products](std::function<void()> task) { products.push(std::move(task)); };
+    parallel_for(shards, o_.threads, [&](int s) {
+      const auto b0 = Clock::now();
+      shard_pass(s, members, epoch_ids, products, later);
+      const double own = seconds_since(b0);
+      shard_busy_[s] = own + products.help();
+    });
+    totals.steps_seconds += seconds_since(s0);
+    update(shards, B, epoch, totals);
+  }
+
+  // Shard `s` of a step's batch: forward, loss and backward, its weight-gradient products
+  // handed to `later`.
+  void shard_pass(int s, const std::vector<int>& members,
+                  const std::vector<std::vector<int32_t>>& epoch_ids, WorkQueue& products,
+                  const Later& later) {
+    const Producing producing(products);
+    const int B = static_cast<int>(members.size());
+    std::vector<const std::vector<int32_t>*> seqs;
+    std::vector<int> targets;
+    std::vector<uint64_t> keys;
+    for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
+      seqs.push_back(&epoch_ids[members[j]]);
+      targets.push_back(d_.train_y[members[j]]);
+      // Dropout stream of this example at this step: independent of shards and threads.
+      keys.push_back(streams::example(o_.seed, step_, members[j]));
+    }
+    Batch batch = make_batch(seqs);
+    batch.targets = targets;
+    batch.keys = keys;
+    if (o_.token_dropout > 0) drop_tokens(batch, o_.token_dropout);
+    auto& cache = caches_[s];
+    encoder_forward(params_, cfg_, positions_, batch, o_.dropout, cache);
+    Mat<float>& dlogits = shard_dlogits_[s];  // read by the queued products
+    const double loss = softmax_xent(cache.logits, targets, o_.label_smoothing, dlogits);
+    // The shard's mean loss -> its share of the batch mean.
+    const double share = static_cast<double>(batch.B) / B;
+    dlogits *= static_cast<float>(share);
+    shard_loss_[s] = loss * share;
+    int right = 0;
+    for (int b = 0; b < batch.B; ++b) {
+      Eigen::Index arg;
+      cache.logits.row(b).maxCoeff(&arg);
+      right += arg == targets[b];
+    }
+    shard_correct_[s] = right;
+    set_zero_except_embedding(shard_grads_[s]);  // its rows are cleared after each step
+    encoder_backward(params_, cfg_, batch, o_.dropout, cache, dlogits, shard_grads_[s], &later);
+  }
+
+  // The shards' gradients summed, clipped and applied; the step's loss and counts added up.
+  void update(int shards, int B, int epoch, EpochTotals& totals) {
+    const auto u0 = Clock::now();
+    double loss = 0;
+    for (int s = 0; s < shards; ++s) {
+      loss += shard_loss_[s], totals.correct += shard_correct_[s],
+          totals.busy_seconds += shard_busy_[s];
+    }
+    if (!std::isfinite(loss)) {
+      throw Error(ExitCode::kFailure, "training diverged: the loss is " + std::to_string(loss) +
+                                          " at step " + std::to_string(step_ + 1) + " (epoch " +
+                                          std::to_string(epoch) + "); try a lower --lr");
+    }
+    std::vector<Params<float>*> rest;
+    for (int s = 1; s < shards; ++s) rest.push_back(&shard_grads_[s]);
+    // Sum, norm, clip and update in two passes over the parameters.
+    const double norm = add_grads(shard_grads_[0], rest, o_.threads, &batch_rows_);
+    opt_.step(params_, shard_grads_[0], learning_rate(step_, total_steps_, o_.warmup, o_.lr),
+              o_.weight_decay, o_.threads, clip_scale(norm, o_.clip), o_.ema > 0 ? &avg_ : nullptr,
+              std::min(o_.ema, (1.0 + step_) / (10.0 + step_)), &batch_rows_);
+    for (int s = 0; s < shards; ++s) {
+      for (int32_t id : batch_rows_) shard_grads_[s].embed.row(id).setZero();
+    }
+    totals.update_seconds += seconds_since(u0);
+    totals.loss_sum += loss * B;
+    ++step_;
+  }
+
+  // The epoch judged on the validation data: the report, and the best weights kept.
+  bool judge(int epoch, EpochTotals& t, Clock::time_point e0, Clock::time_point t0,
+             TrainResult& result) {
+    const auto c0 = Clock::now();
+    opt_.catch_up(params_, o_.ema > 0 ? &avg_ : nullptr, nullptr, o_.threads);  // every row
+    t.update_seconds += seconds_since(c0);
+    const Params<float>& judged = o_.ema > 0 ? avg_ : params_;
+    const auto v0 = Clock::now();
+    Eval ev = evaluate(judged, cfg_, positions_, d_.valid_ids, d_.valid_y, o_.threads);
+    EpochReport r;
+    r.epoch = epoch;
+    r.epochs = o_.epochs;
+    r.valid_seconds = seconds_since(v0);
+    r.steps_seconds = t.steps_seconds;
+    r.shards_busy_seconds = t.busy_seconds;
+    r.update_seconds = t.update_seconds;
+    r.threads_used = std::min(o_.threads > 0 ? o_.threads : hardware_threads(), max_shards_);
+    r.train_loss = t.loss_sum / n_;
+    r.train_accuracy = static_cast<double>(t.correct) / n_;
+    r.valid_loss = ev.loss;
+    r.valid_accuracy = ev.accuracy;
+    r.examples_per_second = n_ / std::max(1e-9, seconds_since(e0));
+    r.elapsed = seconds_since(t0);
+    r.eta = r.elapsed / epoch * (o_.epochs - epoch);
+    // Best = higher validation accuracy; on a tie, lower validation loss.
+    r.best = ev.accuracy > best_eval_.accuracy ||
+             (ev.accuracy == best_eval_.accuracy && ev.loss < best_eval_.loss);
+    if (r.best) {
+      best_ = judged;
+      best_eval_ = std::move(ev);
+      result.best_epoch = epoch;
+      since_best_ = 0;
+    } else {
+      ++since_best_;
+    }
+    result.epochs_run = epoch;
+    if (hooks_.on_epoch) hooks_.on_epoch(r);
+    if (since_best_ >= o_.patience) {
+      spdlog::info("early stop: no better validation accuracy for {} epochs", o_.patience);
+      return false;
+    }
+    return true;
+  }
+
+  const Prepared& d_;
+  const TrainOptions& o_;
+  const TrainHooks& hooks_;
+  const Config& cfg_;
+  Params<float> params_;
+  AdamW<float> opt_;
+  const Mat<float> positions_;
+  const int n_, steps_per_epoch_;
+  const int64_t total_steps_;
+  const int max_shards_;
+  std::vector<Params<float>> shard_grads_;
+  std::vector<ForwardCache<float>> caches_;
+  std::vector<double> shard_loss_;
+  std::vector<int> shard_correct_;
+  std::vector<double> shard_busy_;
+  std::vector<Mat<float>> shard_dlogits_;
+  // The embedding rows a step's batch touches (its tokens, and [UNK] for word dropout): the
+  // only rows of the table where its gradients are not zero.
+  std::vector<char> in_batch_;
+  std::vector<int32_t> batch_rows_;
+  Params<float> avg_;
+  Params<float> best_;
+  Eval best_eval_;
+  int since_best_ = 0;
+  int64_t step_ = 0;
+};
+
+}  // namespace
+
+Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
+                  const TrainOptions& o, const TrainHooks& hooks, TrainResult& result) {
+  const auto t0 = Clock::now();
+  check_options(o);
+  Prepared d = prepare(train, valid, o);
+  Training run(d, o, hooks);
+  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
+    if (!run.epoch(epoch, t0, result)) break;
+  }
+  const Eval& best = run.best_eval();
+  if (best.accuracy < 0) throw InterruptedError();  // not one epoch finished: nothing to keep
+  result.valid_accuracy = best.accuracy;
+  result.valid_loss = best.loss;
   std::vector<double> conf;
   std::vector<bool> right;
-  confidences(best_eval.logits, valid_y, 1.0, conf, right);
+  confidences(best.logits, d.valid_y, 1.0, conf, right);
   result.ece_before = expected_calibration_error(conf, right);
-  result.calibration = choose_temperature(best_eval.logits, valid_y);
+  result.calibration = choose_temperature(best.logits, d.valid_y);
   result.temperature = result.calibration.temperature;
-  confidences(best_eval.logits, valid_y, result.temperature, conf, right);
+  confidences(best.logits, d.valid_y, result.temperature, conf, right);
   result.ece_after = expected_calibration_error(conf, right);
   result.seconds = seconds_since(t0);
-  return Model(cfg, labels, std::move(tok), std::move(best), result.temperature);
+  return Model(d.cfg, d.labels, std::move(d.tok), std::move(run.best()), result.temperature);
 }
 
 nlohmann::json options_json(const TrainOptions& o) {
