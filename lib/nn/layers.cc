@@ -9,8 +9,15 @@
 
 #include "base/random_streams.h"
 #include "base/rng.h"
+#include "nn/matmul.h"
 
 namespace router {
+
+using matmul::add_product_tn;
+using matmul::product_nn;
+using matmul::product_nt;
+using matmul::round_up;
+using matmul::rows_product;
 
 template <typename S>
 void dropout_mask(const DropoutSpec& spec, int site, int T, const std::vector<int>& lengths,
@@ -70,212 +77,17 @@ void layernorm_backward(const Mat<S>& dy, const Mat<S>& x, const Vec<S>& w,
 }
 
 // ---------------------------------------------------------------------------------------------
-// Matrix products
-//
-// Every product of the model, in training and in predictions, is this one loop: the shapes are a
-// few dozen to a few thousand rows by 8-192 columns, where Eigen's general product spends much of
-// its time packing (40-46 GFLOP/s on the linear layers' shapes here, against 65-77 for this).
-// Each element is one chain of multiply-adds over t in order, whatever the blocking below, so the
-// result depends on neither the cache sizes nor how rows and columns are cut.
-
-namespace {
-
-// What one accumulator holds: the widest vector of the machine that divides W (AVX-512's 16
-// floats for W = 16, AVX's 8 for W = 8 on the same machine), or one value for the columns left.
-// Each lane is its own chain of multiply-adds, so the width never changes a result's bits.
-template <int W, typename S>
-struct LaneOf {
-  using type = typename Eigen::internal::find_best_packet<S, W>::type;
-};
-template <typename S>
-struct LaneOf<1, S> {
-  using type = S;
-};
-
-// The rows of a product made at once: six rows of 16 columns keep twelve of AVX2's sixteen
-// registers accumulating, enough to hide the multiply-add latency.
-constexpr int kBlockRows = 6;
-
-// C(r, 0..W) (=, or += with accumulate) alpha * sum over t < n_t of X(r, t) * Y(t, 0..W), for
-// rows r < R, R a multiple of kBlockRows. X(r, t) is x[r * x_r + t * x_t]; the rows of Y and C
-// are contiguous, with strides y_s and c_s. Each load of Y feeds kBlockRows accumulators. The
-// multiply-adds are explicit (Eigen's pmadd, std::fma), so each sum is one chain of them.
-//
-// With kChain, the sums are carried on instead: each accumulator starts from C's value and ends
-// there as it is, neither scaled nor added. A sum cut into pieces of t this way is still the one
-// chain of multiply-adds (a float stored and loaded again is the same float).
-template <int W, typename S, bool kChain = false>
-void rows_product_block(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
-                        Eigen::Index y_s, S alpha, bool accumulate, S* c, Eigen::Index c_s) {
-  using Lane = typename LaneOf<W, S>::type;
-  constexpr int P = W == 1 ? 1 : Eigen::internal::unpacket_traits<Lane>::size;
-  static_assert(W % P == 0, "a block is whole vectors");
-  constexpr int NP = W / P;
-  auto broadcast = [](S v) {
-    if constexpr (W == 1)
-      return v;
-    else
-      return Eigen::internal::pset1<Lane>(v);
-  };
-  auto load = [](const S* p) {
-    if constexpr (W == 1)
-      return *p;
-    else
-      return Eigen::internal::ploadu<Lane>(p);
-  };
-  auto madd = [](Lane a, Lane b, Lane acc) {
-    if constexpr (W == 1)
-      return std::fma(a, b, acc);
-    else
-      return Eigen::internal::pmadd(a, b, acc);
-  };
-  constexpr int RB = kBlockRows;
-  for (int r = 0; r < R; r += RB) {
-    Lane a[RB][NP];
-    for (int q = 0; q < RB; ++q)
-      for (int k = 0; k < NP; ++k)
-        a[q][k] = kChain ? load(c + (r + q) * c_s + k * P) : broadcast(S(0));
-    for (int t = 0; t < n_t; ++t) {
-      Lane yt[NP];
-      for (int k = 0; k < NP; ++k) yt[k] = load(y + t * y_s + k * P);
-      const S* xt = x + r * x_r + t * x_t;
-      for (int q = 0; q < RB; ++q) {
-        const Lane xq = broadcast(xt[q * x_r]);
-        for (int k = 0; k < NP; ++k) a[q][k] = madd(xq, yt[k], a[q][k]);
-      }
-    }
-    for (int q = 0; q < RB; ++q) {
-      for (int k = 0; k < NP; ++k) {
-        S* out = c + (r + q) * c_s + k * P;
-        if constexpr (kChain) {
-          if constexpr (W == 1)
-            *out = a[q][k];
-          else
-            Eigen::internal::pstoreu(out, a[q][k]);
-          continue;
-        }
-        S v[P];
-        if constexpr (W == 1)
-          v[0] = a[q][k];
-        else
-          Eigen::internal::pstoreu(v, a[q][k]);
-        for (int e = 0; e < P; ++e) out[e] = accumulate ? out[e] + alpha * v[e] : alpha * v[e];
-      }
-    }
-  }
-}
-
-// C(r, 0..cols) (=, or += with accumulate) alpha * sum over t < n_t of X(r, t) * Y(t, 0..cols),
-// for r < R. Columns in vectors of 16, then 8, then one by one. The rows left over after the
-// whole blocks go through the same block, from a copy padded with zero rows: a row's bits never
-// depend on where it falls (compiled for fewer rows, the same loop was not always fused into
-// multiply-adds the same way).
-template <typename S>
-void rows_product(const S* x, Eigen::Index x_r, Eigen::Index x_t, int R, int n_t, const S* y,
-                  Eigen::Index y_s, int cols, S alpha, S* c, Eigen::Index c_s,
-                  bool accumulate = false) {
-  const int full = R / kBlockRows * kBlockRows;
-  int j = 0;
-  for (; j + 16 <= cols; j += 16)
-    rows_product_block<16>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
-  for (; j + 8 <= cols; j += 8)
-    rows_product_block<8>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
-  for (; j < cols; ++j)
-    rows_product_block<1>(x, x_r, x_t, full, n_t, y + j, y_s, alpha, accumulate, c + j, c_s);
-  if (full == R) return;
-  const int left = R - full;
-  thread_local std::vector<S> xs, cs;  // (kBlockRows, n_t) and (kBlockRows, cols)
-  xs.assign(static_cast<size_t>(kBlockRows) * n_t, S(0));
-  cs.assign(static_cast<size_t>(kBlockRows) * cols, S(0));
-  for (int q = 0; q < left; ++q) {
-    for (int t = 0; t < n_t; ++t) xs[q * n_t + t] = x[(full + q) * x_r + t * x_t];
-    if (accumulate) std::copy_n(c + (full + q) * c_s, cols, cs.data() + q * cols);
-  }
-  rows_product(xs.data(), n_t, 1, kBlockRows, n_t, y, y_s, cols, alpha, cs.data(), cols,
-               accumulate);
-  for (int q = 0; q < left; ++q) std::copy_n(cs.data() + q * cols, cols, c + (full + q) * c_s);
-}
-
-// y = x W^T: x (N, In), W (Out, In) -> y (N, Out). W is transposed first, so that its rows are
-// the contiguous Y of rows_product (a few thousand values, against N * In * Out multiply-adds).
-template <typename S>
-void times_transposed(const Mat<S>& x, const Mat<S>& W, Mat<S>& y) {
-  thread_local Mat<S> wt;
-  wt = W.transpose();
-  y.resize(x.rows(), W.rows());
-  rows_product(x.data(), x.cols(), 1, static_cast<int>(x.rows()), static_cast<int>(x.cols()),
-               wt.data(), wt.cols(), static_cast<int>(W.rows()), S(1), y.data(), y.cols());
-}
-
-// dx (+)= dy W: dy (N, Out), W (Out, In) -> dx (N, In).
-template <typename S>
-void times(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx, bool accumulate) {
-  if (!accumulate) dx.resize(dy.rows(), W.cols());
-  rows_product(dy.data(), dy.cols(), 1, static_cast<int>(dy.rows()), static_cast<int>(dy.cols()),
-               W.data(), W.cols(), static_cast<int>(W.cols()), S(1), dx.data(), dx.cols(),
-               accumulate);
-}
-
-// dW += dy^T x: dy (N, Out), x (N, In) -> dW (Out, In); the sum runs over the N rows. Both
-// operands are N rows long, too long to stay in L1 while each block of dW's rows goes down them,
-// so the sums go kRowsAtOnce rows of dy and x at a time, carried on in a buffer (kChain): the
-// same chains, and so the same bits, as rows_product in one go. dW's rows left over after the
-// whole blocks of six go through rows_product, as they would have.
-template <typename S>
-void add_transposed_times(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW) {
-  constexpr int kRowsAtOnce = 64;
-  const int R = static_cast<int>(dy.cols()), N = static_cast<int>(dy.rows());
-  const int cols = static_cast<int>(x.cols()), full = R / kBlockRows * kBlockRows;
-  const Eigen::Index x_t = dy.cols(), y_s = x.cols();
-  if (full > 0) {
-    thread_local std::vector<S> sums;  // (full, cols)
-    sums.assign(static_cast<size_t>(full) * cols, S(0));
-    for (int t0 = 0; t0 < N; t0 += kRowsAtOnce) {
-      const int n = std::min(kRowsAtOnce, N - t0);
-      const S* xs = dy.data() + t0 * x_t;
-      const S* ys = x.data() + t0 * y_s;
-      int j = 0;
-      for (; j + 16 <= cols; j += 16)
-        rows_product_block<16, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
-                                        sums.data() + j, cols);
-      for (; j + 8 <= cols; j += 8)
-        rows_product_block<8, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
-                                       sums.data() + j, cols);
-      for (; j < cols; ++j)
-        rows_product_block<1, S, true>(xs, 1, x_t, full, n, ys + j, y_s, S(1), false,
-                                       sums.data() + j, cols);
-    }
-    // As rows_product_block's accumulating store: out + alpha * sum, alpha = 1.
-    const S alpha(1);
-    for (int r = 0; r < full; ++r) {
-      S* out = dW.data() + r * dW.cols();
-      const S* v = sums.data() + static_cast<size_t>(r) * cols;
-      for (int e = 0; e < cols; ++e) out[e] = out[e] + alpha * v[e];
-    }
-  }
-  if (full < R) {
-    rows_product(dy.data() + full, 1, x_t, R - full, N, x.data(), y_s, cols, S(1),
-                 dW.data() + full * dW.cols(), dW.cols(), true);
-  }
-}
-
-// n rounded up to a multiple of m: buffers padded to whole vectors.
-inline int round_up(int n, int m) { return (n + m - 1) / m * m; }
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
 // Linear
 
 template <typename S>
 void linear_forward(const Mat<S>& x, const Mat<S>& W, const Vec<S>* b, Mat<S>& y) {
-  times_transposed(x, W, y);
+  product_nt(x, W, y);
   if (b) y.rowwise() += b->transpose();
 }
 
 template <typename S>
 void linear_forward_transposed(const Mat<S>& x, const Mat<S>& A, const Vec<S>* b, Mat<S>& y) {
-  times(x, A, y, false);
+  product_nn(x, A, y, false);
   if (b) y.rowwise() += b->transpose();
 }
 
@@ -289,12 +101,12 @@ void linear_backward(const Mat<S>& dy, const Mat<S>& x, const Mat<S>& W, Mat<S>*
 
 template <typename S>
 void linear_backward_input(const Mat<S>& dy, const Mat<S>& W, Mat<S>& dx) {
-  times(dy, W, dx, true);
+  product_nn(dy, W, dx, true);
 }
 
 template <typename S>
 void linear_backward_weights(const Mat<S>& dy, const Mat<S>& x, Mat<S>& dW, Vec<S>* db) {
-  add_transposed_times(dy, x, dW);
+  add_product_tn(dy, x, dW);
   if (db) *db += dy.colwise().sum().transpose();
 }
 
@@ -328,7 +140,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
   const int D = static_cast<int>(u.cols()), Dh = D / n_heads;
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));  // keeps score variance independent of Dh
-  times_transposed(u, W_qkv, cache.qkv);    // (N, 3D)
+  product_nt(u, W_qkv, cache.qkv);          // (N, 3D)
   const Eigen::Index ld = cache.qkv.cols();
   cache.concat.setZero(u.rows(), D);
   cache.offsets.resize(static_cast<size_t>(B) * n_heads);
@@ -379,7 +191,7 @@ void attention_forward(const Mat<S>& u, const Mat<S>& W_qkv, const Mat<S>& W_o, 
       rows_product(weights, n, 1, n, n, v, ld, Dh, S(1), &cache.concat(b * T, h * Dh), D);
     }
   }
-  times_transposed(cache.concat, W_o, out);
+  product_nt(cache.concat, W_o, out);
 }
 
 namespace {
@@ -402,7 +214,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));
   Mat<S> qkv;
-  times(u, W_qkv_t, qkv, false);  // (N, 3D)
+  product_nn(u, W_qkv_t, qkv, false);  // (N, 3D)
   const Eigen::Index ld = qkv.cols();
   Mat<S> concat = Mat<S>::Zero(u.rows(), D);
   // The scores are held transposed, one row per key and one lane per query, so the softmax over
@@ -443,7 +255,7 @@ void attention_infer(const Mat<S>& u, const Mat<S>& W_qkv_t, const Mat<S>& W_o_t
       }
     }
   }
-  times(concat, W_o_t, out, false);
+  product_nn(concat, W_o_t, out, false);
 }
 
 template <typename S>
@@ -462,9 +274,9 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
   const int B = static_cast<int>(lengths.size());
   const S scale = S(1) / std::sqrt(S(Dh));
   // out = concat W_o^T
-  later([&dout, &cache, &dW_o] { add_transposed_times(dout, cache.concat, dW_o); });
+  later([&dout, &cache, &dW_o] { add_product_tn(dout, cache.concat, dW_o); });
   Mat<S> dconcat;
-  times(dout, W_o, dconcat, false);
+  product_nn(dout, W_o, dconcat, false);
   // Shared with the task that makes dW_qkv from it, which may run after this function returns.
   const auto dqkv_kept = std::make_shared<Mat<S>>(Mat<S>::Zero(u.rows(), 3 * D));
   Mat<S>& dqkv = *dqkv_kept;  // padding rows stay 0
@@ -504,8 +316,8 @@ void attention_backward(const Mat<S>& dout, const Mat<S>& u, const Mat<S>& W_qkv
     }
   }
   // qkv = u W_qkv^T
-  later([dqkv_kept, &u, &dW_qkv] { add_transposed_times(*dqkv_kept, u, dW_qkv); });
-  times(dqkv, W_qkv, du, true);
+  later([dqkv_kept, &u, &dW_qkv] { add_product_tn(*dqkv_kept, u, dW_qkv); });
+  product_nn(dqkv, W_qkv, du, true);
 }
 
 // ---------------------------------------------------------------------------------------------
