@@ -322,6 +322,90 @@ class Inputs {
   int64_t messages_ = 0;
 };
 
+// What a run has written and counted so far.
+struct Tally {
+  int64_t done = 0, skipped = 0, truncated = 0, unlabelled = 0;
+  bool warned_prediction = false;
+  bool first = true;  // nothing written yet (a JSON array's first element has no comma)
+};
+
+// The output text of one chunk's slots, in input order, counted in `tally` and, for records with
+// a label, added to `metrics`. With --on-error fail the first invalid slot is thrown, after what
+// came before it in the chunk is written.
+std::string chunk_text(const BatchOptions& o, bool array, std::vector<Slot>& chunk, OutputFile& out,
+                       MetricsAccumulator& metrics, Tally& tally) {
+  std::string buffer;
+  auto append = [&](const std::string& record) {
+    buffer += array ? (tally.first ? "\n" : ",\n") : "";
+    buffer += record;
+    if (!array) buffer += '\n';
+    tally.first = false;
+  };
+  for (Slot& s : chunk) {
+    if (!s.error.empty()) {
+      if (o.on_error == "fail") {
+        out.write(buffer);  // what came before stays written (on stdout; a file stays absent)
+        throw InputError(s.error);
+      }
+      // At error level so that -q (errors only) still shows what was not labelled.
+      spdlog::error("{} {}", o.on_error == "skip" ? "skipped" : "not labelled:", s.error);
+      ++tally.skipped;
+      if (o.on_error != "skip") append(error_record(s));
+      continue;
+    }
+    if (s.had_prediction && !tally.warned_prediction) {
+      spdlog::warn(
+          "{}: the record already has a \"prediction\"; it is replaced (and so in "
+          "every other record that has one)",
+          s.where);
+      tally.warned_prediction = true;
+    }
+    tally.truncated += s.prediction.truncated;
+    append(s.out);
+    ++tally.done;
+    const ojson* label = find_field(s.value, o.fields.label);
+    if (label != nullptr && label->is_string()) {
+      const auto& truth = label->get_ref<const std::string&>();
+      const int t = metrics.index_of(truth);
+      metrics.add(truth, s.prediction.label, s.prediction.confidence, pair_id(s.value),
+                  t >= 0 ? rank_of(s.prediction.probs, t) : -1);
+    } else {
+      ++tally.unlabelled;
+    }
+  }
+  return buffer;
+}
+
+// After the run, on stderr: emails cut to max_len, the speed (-v), and the evaluation of the
+// records that had a label; then exit 6 if some could not be labelled.
+void report(const Model& model, const BatchOptions& o, MetricsAccumulator& metrics,
+            const Tally& tally, double seconds) {
+  if (tally.truncated > 0) {
+    spdlog::info("{} email(s) longer than max_len = {} tokens: only the first {} were used",
+                 tally.truncated, model.config().max_len, model.config().max_len);
+  }
+  if (spdlog::should_log(spdlog::level::debug)) {
+    spdlog::info("{} records in {:.2f}s: {:.0f} emails/s", tally.done, seconds,
+                 seconds > 0 ? tally.done / seconds : 0.0);
+  }
+  // The summary is a report, not a log line, but -q still silences it.
+  if (metrics.records() > 0 && spdlog::should_log(spdlog::level::info)) {
+    const Evaluation e = metrics.finish();
+    std::string text =
+        "evaluation of the " + std::to_string(metrics.records()) + " labelled records";
+    if (tally.unlabelled > 0) text += " (" + std::to_string(tally.unlabelled) + " without a label)";
+    text +=
+        ":\n" + (e.n > 0 ? evaluation_text(e) : std::string("no label is known to the model\n"));
+    std::fputs(text.c_str(), stderr);
+  }
+  if (tally.skipped > 0) {
+    throw Error(ExitCode::kSkipped,
+                std::to_string(tally.skipped) + " record(s) could not be labelled (" +
+                    (o.on_error == "skip" ? "skipped" : "written with an \"error\" field") +
+                    "); labelled the other " + std::to_string(tally.done));
+  }
+}
+
 void run(BatchOptions o) {
   if (o.skip_invalid) o.on_error = "skip";
   for (const auto& input : o.inputs) check_not_input(input, o.output);
@@ -345,10 +429,8 @@ void run(BatchOptions o) {
   OutputFile out(o.output);
   if (array) out.write("[");
   std::vector<Slot> chunk;
-  int64_t done = 0, skipped = 0, truncated = 0, unlabelled = 0;
-  bool warned_prediction = false, first = true, end = false;
-  std::string buffer;
-  while (!end) {
+  Tally tally;
+  for (bool end = false; !end;) {
     check_interrupted();
     chunk.clear();
     // With --on-error fail a bad record ends the reading; the records before it in this chunk
@@ -356,81 +438,15 @@ void run(BatchOptions o) {
     end = !inputs.fill(chunk, o.on_error == "fail");
     parallel_for(static_cast<int>(chunk.size()), o.threads,
                  [&](int i) { label_record(model, o, chunk[i]); });
-
-    buffer.clear();
-    for (Slot& s : chunk) {
-      if (!s.error.empty()) {
-        if (o.on_error == "fail") {
-          out.write(buffer);  // what came before stays written (on stdout; a file stays absent)
-          throw InputError(s.error);
-        }
-        // At error level so that -q (errors only) still shows what was not labelled.
-        spdlog::error("{} {}", o.on_error == "skip" ? "skipped" : "not labelled:", s.error);
-        ++skipped;
-        if (o.on_error == "skip") continue;
-        buffer += array ? (first ? "\n" : ",\n") : "";
-        buffer += error_record(s);
-        if (!array) buffer += '\n';
-        first = false;
-        continue;
-      }
-      if (s.had_prediction && !warned_prediction) {
-        spdlog::warn(
-            "{}: the record already has a \"prediction\"; it is replaced (and so in "
-            "every other record that has one)",
-            s.where);
-        warned_prediction = true;
-      }
-      truncated += s.prediction.truncated;
-      buffer += array ? (first ? "\n" : ",\n") : "";
-      buffer += s.out;
-      if (!array) buffer += '\n';
-      first = false;
-      ++done;
-      const ojson* label = find_field(s.value, o.fields.label);
-      if (label != nullptr && label->is_string()) {
-        const auto& truth = label->get_ref<const std::string&>();
-        const int t = metrics.index_of(truth);
-        metrics.add(truth, s.prediction.label, s.prediction.confidence, pair_id(s.value),
-                    t >= 0 ? rank_of(s.prediction.probs, t) : -1);
-      } else {
-        ++unlabelled;
-      }
-    }
-    out.write(buffer);
+    out.write(chunk_text(o, array, chunk, out, metrics, tally));
     if (inputs.streaming()) out.flush();
-    bar.update(done + skipped, total);
+    bar.update(tally.done + tally.skipped, total);
   }
-  if (array) out.write(first ? "]\n" : "\n]\n");
+  if (array) out.write(tally.first ? "]\n" : "\n]\n");
   out.commit();
   bar.clear();
-
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  if (truncated > 0) {
-    spdlog::info("{} email(s) longer than max_len = {} tokens: only the first {} were used",
-                 truncated, model.config().max_len, model.config().max_len);
-  }
-  if (spdlog::should_log(spdlog::level::debug)) {
-    spdlog::info("{} records in {:.2f}s: {:.0f} emails/s", done, seconds,
-                 seconds > 0 ? done / seconds : 0.0);
-  }
-  // The summary is a report, not a log line, but -q still silences it.
-  if (metrics.records() > 0 && spdlog::should_log(spdlog::level::info)) {
-    const Evaluation e = metrics.finish();
-    std::string report =
-        "evaluation of the " + std::to_string(metrics.records()) + " labelled records";
-    if (unlabelled > 0) report += " (" + std::to_string(unlabelled) + " without a label)";
-    report +=
-        ":\n" + (e.n > 0 ? evaluation_text(e) : std::string("no label is known to the model\n"));
-    std::fputs(report.c_str(), stderr);
-  }
-  if (skipped > 0) {
-    throw Error(ExitCode::kSkipped,
-                std::to_string(skipped) + " record(s) could not be labelled (" +
-                    (o.on_error == "skip" ? "skipped" : "written with an \"error\" field") +
-                    "); labelled the other " + std::to_string(done));
-  }
+  report(model, o, metrics, tally,
+         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
 }
 
 }  // namespace

@@ -78,7 +78,8 @@ nlohmann::json label_counts(const std::vector<Example>& examples) {
   return counts;
 }
 
-void run(TrainCli& t) {
+// The options as given, checked before any data is read: fail now, not after an hour.
+void check_options(TrainCli& t) {
   if (!t.config.empty()) apply_config_file(t);
   t.o.positional = positional_from_string(t.positional);
   t.o.pooling = pooling_from_string(t.pooling);
@@ -94,10 +95,12 @@ void run(TrainCli& t) {
     throw UsageError("--heads " + std::to_string(t.o.n_heads) + " does not divide --d-model " +
                      std::to_string(t.o.d_model) + " (each head is d_model / heads wide)");
   }
-  check_writable(t.output);  // fail now, not after an hour of training
+  check_writable(t.output);
+}
 
-  std::vector<Example> train = read_examples(t.train, true, t.fields);
-  std::vector<Example> valid;
+// --train and --valid (or a share of --train held out), with the warnings about them.
+void read_data(const TrainCli& t, std::vector<Example>& train, std::vector<Example>& valid) {
+  train = read_examples(t.train, true, t.fields);
   if (!t.valid.empty()) {
     valid = read_examples(t.valid, true, t.fields);
   } else {
@@ -108,12 +111,13 @@ void run(TrainCli& t) {
   spdlog::info("training on {} examples, validating on {}; seed {}", train.size(), valid.size(),
                t.o.seed);
   for (const auto& w : data_warnings(train, valid, t.o.labels)) spdlog::warn("{}", w);
+}
 
-  ProgressBar bar("  step");
+// One log line per epoch, and the progress bar for its steps.
+TrainHooks progress_hooks(ProgressBar& bar, double& best_train_accuracy) {
   TrainHooks hooks;
-  hooks.on_step = [&](int done, int total) { bar.update(done, total); };
-  double best_train_accuracy = 0;
-  hooks.on_epoch = [&](const EpochReport& r) {
+  hooks.on_step = [&bar](int done, int total) { bar.update(done, total); };
+  hooks.on_epoch = [&bar, &best_train_accuracy](const EpochReport& r) {
     bar.clear();
     if (r.best) best_train_accuracy = r.train_accuracy;
     spdlog::info(
@@ -128,13 +132,12 @@ void run(TrainCli& t) {
         100 * r.shards_busy_seconds / std::max(1e-9, r.threads_used * r.steps_seconds),
         r.update_seconds, r.valid_seconds);
   };
-  TrainResult result;
-  Model model = train_model(train, valid, t.o, hooks, result);
-  spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
-               result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
-               result.ece_after);
-  for (const auto& a : training_advice(result, t.o, best_train_accuracy)) spdlog::warn("{}", a);
+  return hooks;
+}
 
+// The model file's metadata: what it was trained on and with, and how it did.
+nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
+                        const std::vector<Example>& valid, const TrainResult& result) {
   uint64_t size = 0;
   nlohmann::json meta;
   meta["trained_by"] = "router train";
@@ -160,7 +163,22 @@ void run(TrainCli& t) {
   if (result.interrupted) meta["interrupted"] = true;
   // Wall-clock values would make two identical trainings differ, so they are opt-in.
   if (t.record_time) meta["training_seconds"] = result.seconds;
-  model.mutable_metadata() = meta;
+  return meta;
+}
+
+void run(TrainCli& t) {
+  check_options(t);
+  std::vector<Example> train, valid;
+  read_data(t, train, valid);
+  ProgressBar bar("  step");
+  double best_train_accuracy = 0;
+  TrainResult result;
+  Model model = train_model(train, valid, t.o, progress_hooks(bar, best_train_accuracy), result);
+  spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
+               result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
+               result.ece_after);
+  for (const auto& a : training_advice(result, t.o, best_train_accuracy)) spdlog::warn("{}", a);
+  model.mutable_metadata() = metadata(t, train, valid, result);
   save_model(model, t.output);
   if (result.interrupted) {
     throw Error(ExitCode::kInterrupted, "interrupted: wrote the best model so far (epoch " +
