@@ -115,6 +115,73 @@ void stream_lines(const Model& model, const ClassifyOptions& o) {
   warn_truncated(model, truncated);
 }
 
+// The emails to classify, in order: the arguments, then each -f file (or its lines with
+// --lines), or stdin when neither is given; `wheres` names each for messages.
+struct Emails {
+  std::vector<std::string> texts, wheres;
+  std::string source;  // what an error about all of them names: one file, stdin or "argument"
+};
+
+Emails gather(const ClassifyOptions& o) {
+  Emails e;
+  e.source = o.texts.empty() ? "stdin" : "argument";
+  for (size_t i = 0; i < o.texts.size(); ++i) {
+    const std::string& text = o.texts[i];
+    struct stat st;
+    if (text != "-" && ::stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      spdlog::warn(
+          "argument {} names a file, but its words are what is classified; to read the "
+          "file, use -f {}",
+          i + 1, text);
+    }
+    e.texts.push_back(text == "-" ? read_input("-") : text);
+    e.wheres.push_back(text == "-" ? "stdin" : "argument " + std::to_string(i + 1));
+  }
+  const std::vector<std::string> files =
+      o.texts.empty() && o.files.empty() ? std::vector<std::string>{"-"} : o.files;
+  for (const auto& file : files) {
+    const std::string where = file == "-" ? "stdin" : file;
+    std::string all = read_input(file);
+    if (o.lines) {
+      const auto lines = split_lines(all);
+      if (lines.empty()) throw InputError(where + ": no non-empty lines");
+      e.texts.insert(e.texts.end(), lines.begin(), lines.end());
+      e.wheres.resize(e.texts.size(), where);
+    } else {
+      e.texts.push_back(std::move(all));
+      e.wheres.push_back(where);
+    }
+  }
+  if (files.size() == 1 && o.texts.empty()) e.source = e.wheres.front();
+  return e;
+}
+
+// Every email's prediction, in order: messages that a mail rule routes to `other` skip the
+// model; the rest go through it together (an empty one is named before any output).
+std::vector<Prediction> predict_all(const Model& model, const ClassifyOptions& o, Emails& e,
+                                    const std::vector<MailText>& mails) {
+  std::vector<std::optional<Prediction>> ruled(e.texts.size());
+  std::vector<std::string> texts;
+  for (size_t i = 0; i < e.texts.size(); ++i) {
+    if (!mails[i].rule.empty()) {
+      ruled[i] = mail_rule_prediction(model, mails[i].rule, !mails[i].text.empty(),
+                                      !o.no_header_rules, e.wheres[i]);
+    }
+    if (!ruled[i]) texts.push_back(std::move(e.texts[i]));
+  }
+  std::vector<Prediction> modelled;
+  try {
+    modelled = model.predict_many(texts, o.threads);
+  } catch (const InputError& error) {
+    throw InputError(e.source + ": " + error.what());
+  }
+  std::vector<Prediction> preds;
+  for (size_t i = 0, next = 0; i < ruled.size(); ++i) {
+    preds.push_back(ruled[i] ? std::move(*ruled[i]) : std::move(modelled[next++]));
+  }
+  return preds;
+}
+
 void run(const ClassifyOptions& o) {
   if (o.lines && o.format == "eml") throw UsageError("--format eml reads one message, not --lines");
   if (!o.texts.empty() && !o.files.empty()) {
@@ -127,41 +194,12 @@ void run(const ClassifyOptions& o) {
     streaming = new Model(load_model_or_default(o.model));
     return stream_lines(*streaming, o);
   }
-  std::vector<std::string> emails, wheres;
-  std::string source = o.texts.empty() ? "stdin" : "argument";
-  for (size_t i = 0; i < o.texts.size(); ++i) {
-    const std::string& text = o.texts[i];
-    struct stat st;
-    if (text != "-" && ::stat(text.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      spdlog::warn(
-          "argument {} names a file, but its words are what is classified; to read the "
-          "file, use -f {}",
-          i + 1, text);
-    }
-    emails.push_back(text == "-" ? read_input("-") : text);
-    wheres.push_back(text == "-" ? "stdin" : "argument " + std::to_string(i + 1));
-  }
-  const std::vector<std::string> files =
-      o.texts.empty() && o.files.empty() ? std::vector<std::string>{"-"} : o.files;
-  for (const auto& file : files) {
-    const std::string where = file == "-" ? "stdin" : file;
-    std::string all = read_input(file);
-    if (o.lines) {
-      const auto lines = split_lines(all);
-      if (lines.empty()) throw InputError(where + ": no non-empty lines");
-      emails.insert(emails.end(), lines.begin(), lines.end());
-      wheres.resize(emails.size(), where);
-    } else {
-      emails.push_back(std::move(all));
-      wheres.push_back(where);
-    }
-  }
-  if (files.size() == 1 && o.texts.empty()) source = wheres.front();
-  std::vector<MailText> mails(emails.size());
+  Emails e = gather(o);
+  std::vector<MailText> mails(e.texts.size());
   if (!o.lines) {
-    for (size_t i = 0; i < emails.size(); ++i) {
-      mails[i] = email_text(std::move(emails[i]), wheres[i], o.format);
-      emails[i] = mails[i].text;
+    for (size_t i = 0; i < e.texts.size(); ++i) {
+      mails[i] = email_text(std::move(e.texts[i]), e.wheres[i], o.format);
+      e.texts[i] = mails[i].text;
     }
   }
   // Never freed (the process ends right after): freeing the vocabulary's and the weights' blocks
@@ -171,31 +209,11 @@ void run(const ClassifyOptions& o) {
   kept = new Model(load_model_or_default(o.model));
   const Model& model = *kept;
   if (o.show_text) {
-    for (const auto& email : emails) show_text(email);
-  }
-  // Messages that a mail rule routes to `other` skip the model; the rest go through it together.
-  std::vector<std::optional<Prediction>> ruled(emails.size());
-  std::vector<std::string> texts;
-  for (size_t i = 0; i < emails.size(); ++i) {
-    if (!mails[i].rule.empty()) {
-      ruled[i] = mail_rule_prediction(model, mails[i].rule, !mails[i].text.empty(),
-                                      !o.no_header_rules, wheres[i]);
-    }
-    if (!ruled[i]) texts.push_back(std::move(emails[i]));
-  }
-  std::vector<Prediction> modelled;
-  try {
-    modelled = model.predict_many(texts, o.threads);  // names an empty email before any output
-  } catch (const InputError& e) {
-    throw InputError(source + ": " + e.what());
-  }
-  std::vector<Prediction> preds;
-  for (size_t i = 0, next = 0; i < emails.size(); ++i) {
-    preds.push_back(ruled[i] ? std::move(*ruled[i]) : std::move(modelled[next++]));
+    for (const auto& email : e.texts) show_text(email);
   }
   std::string out;
   int truncated = 0;
-  for (const Prediction& p : preds) {
+  for (const Prediction& p : predict_all(model, o, e, mails)) {
     truncated += p.truncated;
     out += result_line(model, o, p);
   }
