@@ -94,15 +94,6 @@ bool regular_file(const std::string& path) {
   return path != "-" && ::stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
-// True if the input is an mbox: it starts with a "From " line (JSON never starts with 'F').
-bool input_is_mbox(const std::string& path) {
-  if (path == "-") return std::cin.peek() == 'F';
-  std::ifstream in(path, std::ios::binary);
-  char start[5] = {};
-  in.read(start, sizeof start);
-  return looks_like_mbox(std::string_view(start, static_cast<size_t>(in.gcount())));
-}
-
 // Messages of an mbox: the total for the progress bar's ETA ("From " lines).
 int64_t count_messages(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -286,7 +277,7 @@ class Inputs {
       for (auto& f : folder_messages(path)) units_.push_back({Kind::kEml, std::move(f)});
       return;
     }
-    if (format_ == "mbox" || (format_ == "auto" && input_is_mbox(path))) {
+    if (format_ == "mbox" || (format_ == "auto" && file_is_mbox(path))) {
       units_.push_back({Kind::kMbox, path});
     } else if (format_ == "auto" && path != "-" && input_is_message(path)) {
       units_.push_back({Kind::kEml, path});

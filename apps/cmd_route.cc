@@ -10,7 +10,6 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <iterator>
 #include <map>
@@ -60,14 +59,6 @@ struct Source {
   bool mbox = false;
 };
 
-bool starts_like_mbox(const std::string& path) {
-  if (path == "-") return std::cin.peek() == 'F';
-  std::ifstream in(path, std::ios::binary);
-  char start[5] = {};
-  in.read(start, sizeof start);
-  return looks_like_mbox(std::string_view(start, static_cast<size_t>(in.gcount())));
-}
-
 // Every source, folders expanded into their message files; checked before any message moves.
 std::vector<Source> expand(const RouteOptions& o) {
   std::vector<Source> out;
@@ -78,7 +69,7 @@ std::vector<Source> expand(const RouteOptions& o) {
       for (auto& f : folder_messages(path)) out.push_back({std::move(f), false});
       continue;
     }
-    const bool mbox = starts_like_mbox(path);
+    const bool mbox = file_is_mbox(path);
     if (o.move && (mbox || path == "-")) {
       throw UsageError(
           (path == "-" ? std::string("standard input") : path) +

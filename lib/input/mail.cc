@@ -485,6 +485,14 @@ bool looks_like_message(std::string_view s) {
 
 bool looks_like_mbox(std::string_view start) { return starts_with(start, "From "); }
 
+bool file_is_mbox(const std::string& path) {
+  if (path == "-") return std::cin.peek() == 'F';  // JSON and message headers never start so
+  std::ifstream in(path, std::ios::binary);
+  char start[5] = {};
+  in.read(start, sizeof start);
+  return looks_like_mbox(std::string_view(start, static_cast<size_t>(in.gcount())));
+}
+
 MailText parse_message(std::string_view raw, const std::string& where) {
   if (!looks_like_message(raw)) {
     throw InputError(where +

@@ -39,6 +39,8 @@ bool looks_like_message(std::string_view start);
 
 // True if the input starts with an mbox separator line ("From ").
 bool looks_like_mbox(std::string_view start);
+// True if the file `path` ("-": standard input, peeked at, not consumed) starts like an mbox.
+bool file_is_mbox(const std::string& path);
 
 // Streams the messages of an mbox file (mboxrd: ">From " lines are unescaped), one message at a
 // time with std::getline, so memory stays flat for any mailbox size. Every line starting with
