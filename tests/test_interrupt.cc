@@ -3,7 +3,6 @@
 // written; a second signal stops a process at once, removing its temporary output files first.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,13 +19,12 @@
 #include "base/signals.h"
 #include "test_support.h"
 
-extern char** environ;
-
 namespace {
 
 namespace fs = std::filesystem;
 using router::test::slurp;
 using router::test::spit;
+using router::test::start_router;
 using router::test::TempDir;
 
 // n short labelled emails of three labels.
@@ -42,24 +40,6 @@ std::string training_data(int n) {
            "\n";
   }
   return out;
-}
-
-// `router ARGS...` started with stdout and stderr in `log`.
-pid_t start_router(const std::vector<std::string>& args, const std::string& log) {
-  std::vector<std::string> all = {ROUTER_BINARY};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = -1;
-  if (posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid = -1;
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
 }
 
 // Waits (at most 60 s) until `log` holds `text`.

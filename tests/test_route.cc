@@ -4,7 +4,6 @@
 // move never leaves one in two places, and no half-written message appears in new/ or cur/.
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -23,8 +22,6 @@
 
 #include "input/maildir.h"
 #include "test_support.h"
-
-extern char** environ;
 
 namespace {
 
@@ -87,20 +84,8 @@ int tmp_files(const std::string& root) {
 // returns its wait status.
 int run_and_kill(const std::vector<std::string>& args, const std::string& log, int sig,
                  std::chrono::microseconds delay) {
-  std::vector<std::string> all = {ROUTER_BINARY};
-  all.insert(all.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : all) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-  posix_spawn_file_actions_adddup2(&actions, 1, 2);
-  pid_t pid = 0;
-  const int rc = posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  if (rc != 0) return -1;
+  const pid_t pid = router::test::start_router(args, log);
+  if (pid < 0) return -1;
   std::this_thread::sleep_for(delay);
   ::kill(pid, sig);
   int status = 0;

@@ -2,6 +2,8 @@
 // comparison that names the tensor, the index, and expected vs got on failure.
 #pragma once
 
+#include <fcntl.h>
+#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -17,6 +19,8 @@
 #include <nlohmann/json.hpp>
 
 #include "nn/tensor.h"
+
+extern "C" char** environ;
 
 namespace router::test {
 
@@ -164,6 +168,25 @@ inline CommandResult run_router(const std::string& args, const std::string& scra
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+// Starts `router ARGS...` (not through a shell, so a signal reaches router itself) with stdin
+// from /dev/null and stdout and stderr appended to `log`; its pid, or -1.
+inline pid_t start_router(const std::vector<std::string>& args, const std::string& log) {
+  std::vector<std::string> all = {ROUTER_BINARY};
+  all.insert(all.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : all) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+  posix_spawn_file_actions_adddup2(&actions, 1, 2);
+  pid_t pid = -1;
+  if (::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ) != 0) pid = -1;
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
 }
 
 }  // namespace router::test
