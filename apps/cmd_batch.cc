@@ -1,8 +1,8 @@
 // `router batch`: labels every record of a JSON Lines file or JSON array and writes the records
 // back, each with a "prediction" appended, in input order. JSON Lines is streamed in fixed
-// chunks, so memory stays flat for any input size. Every email is run through the model on its
-// own, so a record's output depends on that record alone: identical for any --threads, any
-// chunking, and under `parallel --pipe --keep-order` (docs/scaling.md). An mbox is read the same
+// chunks, so memory stays flat for any input size. A record's output depends on that record
+// alone (model/labelling.h): identical for any --threads, any chunking, and under
+// `parallel --pipe --keep-order` (docs/scaling.md). An mbox is read the same
 // way, one message per record: {"message_id", "from", "date", "subject", "prediction"}.
 #include <algorithm>
 #include <chrono>
@@ -32,9 +32,6 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-// Records per chunk: enough to keep both cores busy, small enough that memory stays flat.
-constexpr size_t kChunk = 1024;
-
 struct BatchOptions {
   std::vector<std::string> inputs;
   std::string output = "-";
@@ -60,6 +57,7 @@ struct Slot {
   bool mail = false;  // an mbox message: `text` holds it raw, then what the model sees
   std::string text;
   std::string rule;  // a mail rule's reason to label the message `other` (input/mail.h)
+  const std::string* json_text = nullptr;  // a JSON record's text member, inside `value`
   std::string path;  // the file of a message read from a .eml file or a Maildir
 };
 
@@ -104,7 +102,7 @@ int64_t count_messages(const std::string& path) {
 }
 
 // The raw message in `s.text` -> its header fields in `s.value` and the model's text in `s.text`.
-const std::string& parse_mail(Slot& s) {
+void parse_mail(Slot& s) {
   if (!s.path.empty()) s.value = ojson{{"path", s.path}};
   MailText m = parse_message(s.text, s.where);
   if (s.value.is_null()) s.value = ojson::object();
@@ -114,7 +112,6 @@ const std::string& parse_mail(Slot& s) {
   s.value["subject"] = std::move(m.subject);
   s.text = std::move(m.text);
   s.rule = std::move(m.rule);
-  return s.text;
 }
 
 // The record's output line: its members in order, as dump() writes them, with the prediction's
@@ -127,52 +124,46 @@ void serialise(const Model& model, const BatchOptions& o, Slot& s) {
   s.out = record_with_prediction(s.value, pred);
 }
 
-// Validates, labels and serialises one record. Runs on any worker; touches only `s`.
-void label_record(const Model& model, const BatchOptions& o, Slot& s) {
+// Reads what the model sees of one record: a message is parsed (parse_mail), a JSON record's
+// text member found (`json_text`); an invalid record gets `error`. Runs on any worker; touches
+// only `s`.
+void prepare_record(const BatchOptions& o, Slot& s) {
   if (!s.error.empty()) return;
-  std::vector<int32_t> ids;
-  bool truncated = false;
   try {
-    const std::string* text = nullptr;
     if (s.mail) {
-      text = &parse_mail(s);
-      if (!s.rule.empty()) {
-        if (auto ruled =
-                mail_rule_prediction(model, s.rule, !text->empty(), !o.no_header_rules, s.where)) {
-          s.prediction = std::move(*ruled);
-          serialise(model, o, s);
-          return;
-        }
-      }
-    } else {
-      const ojson* t = find_field(s.value, o.fields.text);
-      if (t == nullptr) throw InputError(s.where + ": missing \"" + o.fields.text + "\"");
-      if (!t->is_string()) {
-        throw InputError(s.where + ": \"" + o.fields.text + "\" is not a string");
-      }
-      text = &t->get_ref<const std::string&>();
+      parse_mail(s);
+      return;
     }
-    try {
-      ids = model.encode(*text, &truncated);
-    } catch (const InputError&) {
-      throw InputError(s.where +
-                       (s.mail ? ": the message has no words to classify"
-                               : ": \"" + o.fields.text + "\" is empty (nothing but white space)"));
-    }
+    const ojson* t = find_field(s.value, o.fields.text);
+    if (t == nullptr) throw InputError(s.where + ": missing \"" + o.fields.text + "\"");
+    if (!t->is_string()) throw InputError(s.where + ": \"" + o.fields.text + "\" is not a string");
+    s.json_text = &t->get_ref<const std::string&>();
   } catch (const InputError& e) {
     s.error = e.what();
-    return;
   }
-  // One email per forward pass, so that workers share nothing. Batching would give the same bits
-  // (every product sums each element in one fixed chain, docs/architecture.md), which
-  // Predictions.EveryCommandGivesTheSameBits checks across classify, batch and explain.
-  const Mat<float> logits = model.logits({&ids});
-  Prediction& p = s.prediction;
-  p = model.finish(logits.row(0));
-  p.n_tokens = static_cast<int>(ids.size());
-  p.truncated = truncated;
+}
 
-  serialise(model, o, s);
+// Labels a chunk's valid records together (label_emails) and serialises each on the workers.
+void label_chunk(const Model& model, const BatchOptions& o, std::vector<Slot>& chunk) {
+  parallel_for(static_cast<int>(chunk.size()), o.threads,
+               [&](int i) { prepare_record(o, chunk[i]); });
+  std::vector<Email> emails;
+  std::vector<Slot*> slots;
+  for (Slot& s : chunk) {
+    if (!s.error.empty()) continue;
+    emails.push_back({s.mail ? std::string_view(s.text) : *s.json_text, s.rule});
+    slots.push_back(&s);
+  }
+  std::vector<Labelled> labelled = label_emails(model, emails, {!o.no_header_rules, o.threads});
+  parallel_for(static_cast<int>(slots.size()), o.threads, [&](int j) {
+    Slot& s = *slots[j];
+    if (labelled[j].problem != Problem::kNone) {
+      s.error = s.where + ": " + problem_text(labelled[j].problem, s.mail, o.fields.text);
+      return;
+    }
+    s.prediction = std::move(labelled[j].prediction);
+    serialise(model, o, s);
+  });
 }
 
 // The output line of a record that could not be labelled: the record as read (for a message, its
@@ -208,10 +199,10 @@ class Inputs {
     }
     return std::pair{units_[0].path, units_[0].kind == Kind::kMbox};
   }
-  // Up to kChunk slots; false when every input is done. A record that cannot be read becomes a
+  // Up to kLabelChunk slots; false when every input is done. A record that cannot be read becomes a
   // slot with `error`; `stop_at_error` ends the reading there.
   bool fill(std::vector<Slot>& chunk, bool stop_at_error) {
-    while (chunk.size() < kChunk) {
+    while (chunk.size() < kLabelChunk) {
       if (!json_ && !mbox_ && next_unit_ >= units_.size() && current_ < 0) return false;
       if (!json_ && !mbox_ && current_ < 0) open_next();
       const Unit& u = units_[static_cast<size_t>(current_)];
@@ -427,8 +418,7 @@ void run(BatchOptions o) {
     // With --on-error fail a bad record ends the reading; the records before it in this chunk
     // are still labelled and written first, so the error reported is the first in the input.
     end = !inputs.fill(chunk, o.on_error == "fail");
-    parallel_for(static_cast<int>(chunk.size()), o.threads,
-                 [&](int i) { label_record(model, o, chunk[i]); });
+    label_chunk(model, o, chunk);
     out.write(chunk_text(o, array, chunk, out, metrics, tally));
     if (inputs.streaming()) out.flush();
     bar.update(tally.done + tally.skipped, total);

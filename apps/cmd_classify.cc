@@ -103,7 +103,12 @@ void stream_lines(const Model& model, const ClassifyOptions& o) {
     ++n;
     if (line.find_first_not_of(" \t\r\f\v") == std::string::npos) continue;
     if (o.show_text) show_text(line);
-    const Prediction p = model.predict(line);
+    const Email email{line, ""};
+    Labelled l = std::move(label_emails(model, {&email, 1}, {true, 1}).front());
+    if (l.problem != Problem::kNone) {
+      throw InputError("stdin, line " + std::to_string(n) + ": no words to classify");
+    }
+    const Prediction& p = l.prediction;
     truncated += p.truncated;
     const std::string out = result_line(model, o, p);
     if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
@@ -156,28 +161,23 @@ Emails gather(const ClassifyOptions& o) {
   return e;
 }
 
-// Every email's prediction, in order: messages that a mail rule routes to `other` skip the
-// model; the rest go through it together (an empty one is named before any output).
-std::vector<Prediction> predict_all(const Model& model, const ClassifyOptions& o, Emails& e,
+// Every email's prediction, in order (label_emails); the first that cannot be labelled is named
+// before any output.
+std::vector<Prediction> predict_all(const Model& model, const ClassifyOptions& o, const Emails& e,
                                     const std::vector<MailText>& mails) {
-  std::vector<std::optional<Prediction>> ruled(e.texts.size());
-  std::vector<std::string> texts;
-  for (size_t i = 0; i < e.texts.size(); ++i) {
-    if (!mails[i].rule.empty()) {
-      ruled[i] = mail_rule_prediction(model, mails[i].rule, !mails[i].text.empty(),
-                                      !o.no_header_rules, e.wheres[i]);
-    }
-    if (!ruled[i]) texts.push_back(std::move(e.texts[i]));
-  }
-  std::vector<Prediction> modelled;
-  try {
-    modelled = model.predict_many(texts, o.threads);
-  } catch (const InputError& error) {
-    throw InputError(e.source + ": " + error.what());
-  }
+  std::vector<Email> emails;
+  for (size_t i = 0; i < e.texts.size(); ++i) emails.push_back({e.texts[i], mails[i].rule});
+  std::vector<Labelled> labelled = label_emails(model, emails, {!o.no_header_rules, o.threads});
   std::vector<Prediction> preds;
-  for (size_t i = 0, next = 0; i < ruled.size(); ++i) {
-    preds.push_back(ruled[i] ? std::move(*ruled[i]) : std::move(modelled[next++]));
+  for (size_t i = 0; i < labelled.size(); ++i) {
+    if (labelled[i].problem == Problem::kNoText) {
+      throw InputError(e.wheres[i] + ": " + problem_text(Problem::kNoText, true));
+    }
+    if (labelled[i].problem == Problem::kNoWords) {
+      throw InputError(e.source + ": email " + std::to_string(i + 1) +
+                       " is empty (nothing but white space)");
+    }
+    preds.push_back(std::move(labelled[i].prediction));
   }
   return preds;
 }

@@ -9,7 +9,6 @@
 
 #include "analysis/metrics.h"
 #include "base/errors.h"
-#include "base/parallel.h"
 #include "base/signals.h"
 #include "common.h"
 #include "input/dataset.h"
@@ -18,8 +17,6 @@
 namespace router::app {
 
 namespace {
-
-constexpr int kChunk = 1024;
 
 struct EvalOptions {
   std::string data;
@@ -36,20 +33,22 @@ void run(const EvalOptions& o) {
   const std::vector<Example> examples = read_examples(o.data, true, o.fields);
   const int n = static_cast<int>(examples.size());
 
-  std::vector<Prediction> preds(n);
+  std::vector<Prediction> preds;
+  preds.reserve(n);
   ProgressBar bar("  eval");
-  for (int lo = 0; lo < n; lo += kChunk) {
+  for (int lo = 0; lo < n; lo += kLabelChunk) {
     check_interrupted();
-    const int hi = std::min(n, lo + kChunk);
-    parallel_for(hi - lo, o.threads, [&](int i) {
-      const Example& e = examples[lo + i];
-      try {
-        preds[lo + i] = model.predict(e.text);
-      } catch (const InputError&) {
-        throw InputError(e.where + ": \"" + o.fields.text +
-                         "\" is empty (nothing but white space)");
+    const int hi = std::min<int>(n, lo + kLabelChunk);
+    std::vector<Email> emails;
+    for (int i = lo; i < hi; ++i) emails.push_back({examples[i].text, ""});
+    std::vector<Labelled> chunk = label_emails(model, emails, {true, o.threads});
+    for (int i = lo; i < hi; ++i) {
+      Labelled& l = chunk[i - lo];
+      if (l.problem != Problem::kNone) {
+        throw InputError(examples[i].where + ": " + problem_text(l.problem, false, o.fields.text));
       }
-    });
+      preds.push_back(std::move(l.prediction));
+    }
     bar.update(hi, n);
   }
   bar.clear();

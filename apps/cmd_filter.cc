@@ -29,9 +29,7 @@ struct FilterOptions {
 std::vector<std::string> verdict(const FilterOptions& o, const std::string& message) {
   const MailText mail = parse_message(message, "the message");
   const Model model = load_model_or_default(o.model);
-  const auto ruled =
-      mail_rule_prediction(model, mail.rule, !mail.text.empty(), !o.no_header_rules, "the message");
-  const Prediction p = ruled ? *ruled : model.predict(mail.text);
+  const Prediction p = label_message(model, mail, !o.no_header_rules, "the message");
   std::vector<std::string> fields = {"X-Router-Label: " + model.labels()[p.label],
                                      "X-Router-Confidence: " + format_fixed(p.confidence, 4)};
   if (!p.rule.empty()) fields.push_back("X-Router-Rule: " + header_value(p.rule));

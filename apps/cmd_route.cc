@@ -130,9 +130,7 @@ void classify(const Model& model, const RouteOptions& o, Message& m) {
   if (!m.error.empty()) return;
   try {
     const MailText mail = parse_message(m.raw, m.where);
-    const auto ruled =
-        mail_rule_prediction(model, mail.rule, !mail.text.empty(), !o.no_header_rules, m.where);
-    const Prediction p = ruled ? *ruled : model.predict(mail.text);
+    const Prediction p = label_message(model, mail, !o.no_header_rules, m.where);
     m.label = needs_review(p, o.min_confidence) ? kNeedsReview : model.labels()[p.label];
     m.confidence = p.confidence;
   } catch (const Error& e) {

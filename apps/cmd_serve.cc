@@ -161,14 +161,7 @@ bool Service::query_k(const Request& req, Response& res, int& k) const {
 }
 
 Prediction Service::predict_email(std::string raw, const std::string& where) const {
-  const MailText mail = email_text(std::move(raw), where);
-  if (!mail.rule.empty()) {
-    if (auto ruled =
-            mail_rule_prediction(model_, mail.rule, !mail.text.empty(), header_rules_, where)) {
-      return std::move(*ruled);
-    }
-  }
-  return model_.predict(mail.text);
+  return label_message(model_, email_text(std::move(raw), where), header_rules_, where);
 }
 
 void Service::classify(const Request& req, Response& res,
@@ -232,13 +225,13 @@ std::string Service::batch_record(std::string_view line, const std::string& wher
   } else if (!text->is_string()) {
     error = where + ": \"text\" is not a string";
   } else {
-    try {
-      const Prediction p = model_.predict(text->get_ref<const std::string&>());
-      metrics_.predicted(p.label);
-      return record_with_prediction(value, prediction_text(model_, p, k));
-    } catch (const InputError&) {
-      error = where + ": \"text\" is empty (nothing but white space)";
+    const Email email{text->get_ref<const std::string&>(), ""};
+    const Labelled l = std::move(label_emails(model_, {&email, 1}, {true, 1}).front());
+    if (l.problem == Problem::kNone) {
+      metrics_.predicted(l.prediction.label);
+      return record_with_prediction(value, prediction_text(model_, l.prediction, k));
     }
+    error = where + ": " + problem_text(l.problem, false);
   }
   metrics_.invalid_record();
   return record_with_error(std::move(value), error);

@@ -140,25 +140,18 @@ void add_header_rules_option(CLI::App& cmd, bool& off) {
                "List-Unsubscribe is labelled `other`, with the rule named)");
 }
 
-std::optional<Prediction> mail_rule_prediction(const Model& model, const std::string& mail_rule,
-                                               bool has_text, bool header_rules,
-                                               const std::string& where) {
-  const bool no_text = !has_text;
-  std::string rule = header_rules || mail_rule == "no text" ? mail_rule : "";
-  if (no_text && rule.empty()) rule = "no text";
-  const auto& labels = model.labels();
-  const auto other = std::find(labels.begin(), labels.end(), "other");
-  if (rule.empty() || other == labels.end()) {
-    if (no_text) throw InputError(where + ": the message has no text (no text part, no subject)");
-    return std::nullopt;
-  }
-  Prediction p;
-  p.label = static_cast<int>(other - labels.begin());
-  p.confidence = 1;
-  p.probs.assign(labels.size(), 0.0f);
-  p.probs[p.label] = 1;
-  p.rule = rule;
-  return p;
+Prediction label_message(const Model& model, const MailText& mail, bool header_rules,
+                         const std::string& where) {
+  const Email email{mail.text, mail.rule};
+  Labelled l = std::move(label_emails(model, {&email, 1}, {header_rules, 1}).front());
+  if (l.problem != Problem::kNone) throw InputError(where + ": " + problem_text(l.problem, true));
+  return std::move(l.prediction);
+}
+
+std::string problem_text(Problem problem, bool mail, const std::string& field) {
+  if (problem == Problem::kNoText) return "the message has no text (no text part, no subject)";
+  return mail ? "the message is empty (no words to classify)"
+              : "\"" + field + "\" is empty (nothing but white space)";
 }
 
 }  // namespace router::app

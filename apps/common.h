@@ -12,6 +12,7 @@
 #include "base/files.h"
 #include "input/dataset.h"
 #include "input/mail.h"
+#include "model/labelling.h"
 #include "model/model.h"
 
 namespace router::app {
@@ -43,13 +44,13 @@ void add_field_options(CLI::App& cmd, Fields& fields);
 
 // Adds --no-header-rules to `cmd`, bound to `off`.
 void add_header_rules_option(CLI::App& cmd, bool& off);
-// The prediction for a message that a mail rule routes to `other` (confidence 1, the rule
-// named): `rule` is MailText::rule, a header marking automatic or bulk mail (ignored unless
-// `header_rules`) or "no text". None when no rule applies or the model has no `other` label;
-// then a message with no text (`has_text` false) is an InputError naming `where`.
-std::optional<Prediction> mail_rule_prediction(const Model& model, const std::string& rule,
-                                               bool has_text, bool header_rules,
-                                               const std::string& where);
+// One message through label_emails (model/labelling.h), for the commands that take one at a
+// time (filter, route, serve). A message that cannot be labelled is an InputError naming `where`.
+Prediction label_message(const Model& model, const MailText& mail, bool header_rules,
+                         const std::string& where);
+// Why label_emails gave no prediction, in the words of a message (`mail`) or of a record whose
+// text is in the member `field`.
+std::string problem_text(Problem problem, bool mail, const std::string& field = "text");
 
 // {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first,
 // then "truncated": true when the email had more tokens than the model reads (max_len), and

@@ -1,6 +1,9 @@
-// One answer for one email, whichever command gives it: classify (arguments, batched), classify
-// --lines (from a file and from a pipe), batch (one email a pass) and explain print the same
-// label and probabilities to the last bit, for hand-written emails of every length.
+// One answer for one email, whichever command gives it (every one goes through label_emails,
+// model/labelling.h): classify (arguments, all at once), classify --lines (from a file and from a
+// pipe), batch (in chunks), eval, explain, filter and route give the same label and
+// probabilities to the last bit, for hand-written emails of every length.
+#include <algorithm>
+#include <cstdio>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -31,7 +34,7 @@ TEST(Predictions, EveryCommandGivesTheSameBits) {
   std::string lines, records;
   for (const auto& e : emails) {
     lines += e + "\n";
-    records += nlohmann::json{{"text", e}}.dump() + "\n";
+    records += nlohmann::json{{"text", e}, {"label", "feedback"}}.dump() + "\n";
   }
   spit(tmp.path("lines.txt"), lines);
   spit(tmp.path("in.jsonl"), records);
@@ -57,6 +60,51 @@ TEST(Predictions, EveryCommandGivesTheSameBits) {
     EXPECT_EQ(nlohmann::json::parse(explained.out)["prediction"],
               nlohmann::json::parse(a[i].dump()))
         << emails[i];
+  }
+  // eval scores the same predictions: its confusion row for "feedback" (every record's label)
+  // counts batch's labels.
+  const auto eval = run_router("eval --json " + quote(tmp.path("in.jsonl")), tmp.dir());
+  ASSERT_EQ(eval.code, 0) << eval.err;
+  const auto report = nlohmann::json::parse(eval.out);
+  const auto labels = report["labels"].get<std::vector<std::string>>();
+  const size_t feedback = std::find(labels.begin(), labels.end(), "feedback") - labels.begin();
+  std::vector<int64_t> row(labels.size(), 0);
+  for (const auto& r : b) {
+    const auto at = std::find(labels.begin(), labels.end(), r["prediction"]["label"]);
+    ++row[at - labels.begin()];
+  }
+  EXPECT_EQ(report["confusion"][feedback].get<std::vector<int64_t>>(), row);
+}
+
+// A message through classify, filter and route: the same label and confidence.
+TEST(Predictions, MailCommandsAgree) {
+  router::test::TempDir tmp("router_mail_paths");
+  const auto records = router::test::parse_jsonl(
+      router::test::slurp(router::test::source_path("data/crumb/real-test.jsonl")));
+  for (size_t i = 0; i < records.size() && i < 60; i += 12) {
+    const std::string msg = tmp.path("m" + std::to_string(i) + ".eml");
+    spit(msg, "From: customer@example.com\nSubject: order\n\n" +
+                  records[i]["text"].get<std::string>() + "\n");
+    const auto classified = run_router("classify --json -f " + quote(msg), tmp.dir());
+    ASSERT_EQ(classified.code, 0) << classified.err;
+    const auto p = nlohmann::json::parse(classified.out);
+    char confidence[16];
+    std::snprintf(confidence, sizeof confidence, "%.4f", p["confidence"].get<double>());
+    const std::string label = p["label"];
+
+    const auto filtered = run_router("filter", tmp.dir(), msg);
+    ASSERT_EQ(filtered.code, 0) << filtered.err;
+    EXPECT_NE(filtered.out.find("X-Router-Label: " + label + "\n"), std::string::npos)
+        << filtered.out;
+    EXPECT_NE(filtered.out.find(std::string("X-Router-Confidence: ") + confidence + "\n"),
+              std::string::npos)
+        << filtered.out;
+
+    const auto routed =
+        run_router("route " + quote(msg) + " --to " + quote(tmp.path("routed" + std::to_string(i))),
+                   tmp.dir());
+    ASSERT_EQ(routed.code, 0) << routed.err;
+    EXPECT_EQ(routed.out.rfind(label + "\t" + confidence + "\t", 0), 0u) << routed.out;
   }
 }
 

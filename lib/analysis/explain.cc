@@ -6,6 +6,7 @@
 #include <cstdio>
 
 #include "base/errors.h"
+#include "model/labelling.h"
 #include "nn/encoder.h"
 
 namespace router {
@@ -62,13 +63,17 @@ std::vector<WordEffect> word_effects(const Model& model, std::string_view text, 
   for (const auto& [begin, end] : spans) {
     variants.push_back(std::string(text.substr(0, begin)) + std::string(text.substr(end)));
   }
-  const std::vector<Prediction> preds = model.predict_many(variants, 1);
+  std::vector<Email> emails;
+  for (const auto& v : variants) emails.push_back({v, ""});
+  const std::vector<Labelled> labelled = label_emails(model, emails, {true, 1});
   for (size_t w = 0; w < spans.size(); ++w) {
+    if (labelled[w].problem != Problem::kNone) continue;  // nothing readable left without it
+    const Prediction& p = labelled[w].prediction;
     WordEffect e;
     e.word = std::string(text.substr(spans[w].first, spans[w].second - spans[w].first));
     e.index = w;
-    e.without = preds[w].probs[static_cast<size_t>(label)];
-    e.label_without = preds[w].label;
+    e.without = p.probs[static_cast<size_t>(label)];
+    e.label_without = p.label;
     out.push_back(std::move(e));
   }
   std::stable_sort(out.begin(), out.end(),

@@ -3,7 +3,6 @@
 #include <algorithm>
 
 #include "base/errors.h"
-#include "base/parallel.h"
 #include "nn/positional.h"
 
 namespace router {
@@ -77,39 +76,22 @@ Prediction Model::finish(const Eigen::Ref<const RowVec<float>>& logits) const {
 
 Prediction Model::predict(std::string_view text) const {
   bool truncated = false;
-  std::vector<int32_t> ids = encode(text, &truncated);
-  Mat<float> l = logits({&ids});
-  Prediction p = finish(l.row(0));
-  p.n_tokens = static_cast<int>(ids.size());
+  std::vector<std::vector<int32_t>> ids{encode(text, &truncated)};
+  Prediction p = std::move(predict_encoded(ids, 1).front());
   p.truncated = truncated;
   return p;
 }
 
-std::vector<Prediction> Model::predict_many(const std::vector<std::string>& texts,
-                                            int threads) const {
-  const int n = static_cast<int>(texts.size());
-  std::vector<std::vector<int32_t>> ids(n);
-  std::vector<char> truncated(n, 0);
-  parallel_for(n, threads, [&](int i) {
-    ids[i] = tokenizer_.encode(texts[i]);
-    truncated[i] = static_cast<int>(ids[i].size()) > config_.max_len;
-    if (truncated[i]) ids[i].resize(config_.max_len);  // the rule of encode()
-  });
-  // The first empty email in input order, whichever thread found it.
-  for (int i = 0; i < n; ++i) {
-    if (ids[i].empty()) {
-      throw InputError("email " + std::to_string(i + 1) + " is empty (nothing but white space)");
-    }
-  }
+std::vector<Prediction> Model::predict_encoded(const std::vector<std::vector<int32_t>>& ids,
+                                               int threads) const {
   size_t longest = 0;
   for (const auto& e : ids) longest = std::max(longest, e.size());
   const Mat<float> l = infer_logits(
       params_, weights_, config_, positions(static_cast<int>(longest)), ids, threads, embed_rows());
-  std::vector<Prediction> out(n);
-  for (int i = 0; i < n; ++i) {
-    out[i] = finish(l.row(i));
+  std::vector<Prediction> out(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    out[i] = finish(l.row(static_cast<Eigen::Index>(i)));
     out[i].n_tokens = static_cast<int>(ids[i].size());
-    out[i].truncated = truncated[i];
   }
   return out;
 }

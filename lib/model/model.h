@@ -60,13 +60,16 @@ class Model {
   // no tokens at all (empty or white space only).
   std::vector<int32_t> encode(std::string_view text, bool* truncated = nullptr) const;
 
-  // One email -> prediction.
+  // One email -> prediction: encode() then predict_encoded() on it alone.
   Prediction predict(std::string_view text) const;
-  // Already-encoded emails (each 1..max_len ids) -> raw logits (B, K), uncalibrated.
+  // Already-encoded emails (each 1..max_len ids, from encode()) -> raw logits (B, K), uncalibrated,
+  // in one forward pass.
   Mat<float> logits(const std::vector<const std::vector<int32_t>*>& sequences) const;
-  // Many emails, in input order, on `threads` threads; the result does not depend on `threads`.
-  // Throws InputError naming the first empty email ("email 3 is empty ...").
-  std::vector<Prediction> predict_many(const std::vector<std::string>& texts, int threads) const;
+  // Already-encoded emails -> predictions in input order, on `threads` threads: the forward pass
+  // of every prediction (model/labelling.h). Emails of similar length share a pass; an email's
+  // result depends neither on the others nor on `threads`. n_tokens is set, truncated is not.
+  std::vector<Prediction> predict_encoded(const std::vector<std::vector<int32_t>>& ids,
+                                          int threads) const;
   // Calibrated probabilities from raw logits.
   Prediction finish(const Eigen::Ref<const RowVec<float>>& logits) const;
 
