@@ -33,7 +33,7 @@ void list_builtin() {
 
 // Parameter counts per part of the model, in file order.
 nlohmann::json parameter_counts(const Model& model) {
-  auto refs = tensors(const_cast<Params<float>&>(model.params()));
+  auto refs = tensors(model.params());
   int64_t embed = 0, attention = 0, norms = 0, ff = 0, classifier = 0;
   for (const auto& r : refs) {
     const std::string& n = r.name;
@@ -58,14 +58,8 @@ void run(const InfoOptions& o) {
   if (o.list) return list_builtin();
   const Model model = load_model_or_default(o.model);
   const Config& c = model.config();
-  nlohmann::json config = {{"d_model", c.d_model},
-                           {"n_heads", c.n_heads},
-                           {"head_dim", c.head_dim()},
-                           {"n_layers", c.n_layers},
-                           {"d_ff", c.d_ff},
-                           {"max_len", c.max_len},
-                           {"positional", to_string(c.positional)},
-                           {"pooling", to_string(c.pooling)}};
+  nlohmann::json config = config_json(c);
+  config["head_dim"] = c.head_dim();
   nlohmann::json counts = parameter_counts(model);
   if (o.json) {
     nlohmann::json j = {{"model", o.model.empty() ? "built-in" : o.model},

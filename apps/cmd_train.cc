@@ -81,8 +81,8 @@ nlohmann::json label_counts(const std::vector<Example>& examples) {
 // The options as given, checked before any data is read: fail now, not after an hour.
 void check_options(TrainCli& t) {
   if (!t.config.empty()) apply_config_file(t);
-  t.o.positional = positional_from_string(t.positional);
-  t.o.pooling = pooling_from_string(t.pooling);
+  t.o.config.positional = positional_from_string(t.positional);
+  t.o.config.pooling = pooling_from_string(t.pooling);
   t.o.labels = split_list(t.labels);
   if (!t.valid.empty() && same_file(t.train, t.valid)) {
     spdlog::warn(
@@ -91,9 +91,10 @@ void check_options(TrainCli& t) {
   for (const std::string* in : {&t.train, &t.valid}) {
     if (!in->empty()) check_not_input(*in, t.output);
   }
-  if (t.o.d_model % t.o.n_heads != 0) {
-    throw UsageError("--heads " + std::to_string(t.o.n_heads) + " does not divide --d-model " +
-                     std::to_string(t.o.d_model) + " (each head is d_model / heads wide)");
+  if (t.o.config.d_model % t.o.config.n_heads != 0) {
+    throw UsageError("--heads " + std::to_string(t.o.config.n_heads) +
+                     " does not divide --d-model " + std::to_string(t.o.config.d_model) +
+                     " (each head is d_model / heads wide)");
   }
   check_writable(t.output);
 }
@@ -213,12 +214,12 @@ void add_train_command(CLI::App& app) {
     t->by_key[key] = opt;
     return opt;
   };
-  add("--d-model", "d_model", o.d_model, "Model width")->check(CLI::Range(1, 4096));
-  add("--heads", "heads", o.n_heads, "Attention heads (must divide --d-model)")
+  add("--d-model", "d_model", o.config.d_model, "Model width")->check(CLI::Range(1, 4096));
+  add("--heads", "heads", o.config.n_heads, "Attention heads (must divide --d-model)")
       ->check(CLI::Range(1, 256));
-  add("--layers", "layers", o.n_layers, "Encoder blocks")->check(CLI::Range(0, 64));
-  add("--d-ff", "d_ff", o.d_ff, "Feed-forward width")->check(CLI::Range(1, 16384));
-  add("--max-len", "max_len", o.max_len, "Tokens kept per email (the first ones)")
+  add("--layers", "layers", o.config.n_layers, "Encoder blocks")->check(CLI::Range(0, 64));
+  add("--d-ff", "d_ff", o.config.d_ff, "Feed-forward width")->check(CLI::Range(1, 16384));
+  add("--max-len", "max_len", o.config.max_len, "Tokens kept per email (the first ones)")
       ->check(CLI::Range(1, 8192));
   add("--positional", "positional", t->positional, "sinusoidal or none")
       ->check(CLI::IsMember({"sinusoidal", "none"}));
@@ -230,7 +231,7 @@ void add_train_command(CLI::App& app) {
       "Heads of the first layer that start out attending to the previous and the next token, "
       "alternately (sinusoidal positions; a starting point training may change)")
       ->check(CLI::Range(0, 256));
-  add("--vocab-size", "vocab_size", o.vocab_size, "Subword vocabulary size")
+  add("--vocab-size", "vocab_size", o.config.vocab_size, "Subword vocabulary size")
       ->check(CLI::Range(300, 1 << 20));
   add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));
   add("--batch-size", "batch_size", o.batch_size, "Emails per step")->check(CLI::Range(1, 65536));

@@ -31,8 +31,8 @@ std::string slow_spelling(std::string text) {
 }
 
 void expect_same_bits(const router::Model& a, const router::Model& b) {
-  auto ta = router::tensors(const_cast<router::Params<float>&>(a.params()));
-  auto tb = router::tensors(const_cast<router::Params<float>&>(b.params()));
+  auto ta = router::tensors(a.params());
+  auto tb = router::tensors(b.params());
   ASSERT_EQ(ta.size(), tb.size());
   for (size_t i = 0; i < ta.size(); ++i) {
     ASSERT_EQ(ta[i].size, tb[i].size) << ta[i].name;
@@ -48,7 +48,7 @@ TEST(ModelLoadFast, SplitsEveryTensorOfTheFixture) {
   auto split = router::split_tensor_data(text, 64);
   ASSERT_TRUE(split.has_value());
   router::Model m = router::load_model_from_string(text, "tiny.json");
-  auto refs = router::tensors(const_cast<router::Params<float>&>(m.params()));
+  auto refs = router::tensors(m.params());
   EXPECT_EQ(split->data.size(), refs.size());
   EXPECT_LT(split->rest.size(), text.size() / 2) << "the numbers are most of the file";
   for (const auto& r : refs) {

@@ -40,8 +40,9 @@ std::vector<Example> order_task(int n, uint64_t seed) {
 
 TrainOptions tiny_options(int threads) {
   TrainOptions o;
-  o.d_model = 16, o.n_heads = 2, o.n_layers = 1, o.d_ff = 32, o.max_len = 64;
-  o.vocab_size = 400, o.epochs = 12, o.batch_size = 16, o.lr = 1e-2, o.dropout = 0.1;
+  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
+  o.config.max_len = 64, o.config.vocab_size = 400;
+  o.epochs = 12, o.batch_size = 16, o.lr = 1e-2, o.dropout = 0.1;
   o.patience = 12, o.seed = 3, o.threads = threads;
   return o;
 }
@@ -116,7 +117,7 @@ TEST(Train, LocalHeadsAreReproducibleAcrossThreads) {
   TrainResult r;
   o.local_heads = 3;
   EXPECT_THROW(train_model(train, valid, o, {}, r), UsageError) << "2 heads, 3 local heads";
-  o.local_heads = 1, o.n_layers = 0;
+  o.local_heads = 1, o.config.n_layers = 0;
   EXPECT_THROW(train_model(train, valid, o, {}, r), UsageError) << "no layer to start";
 }
 
@@ -172,7 +173,7 @@ TEST(Train, EpochReportsSayWhereTheTimeWent) {
 TEST(Train, WithoutPositionsItCannotBeatChance) {
   const auto train = order_task(600, 1), valid = order_task(200, 2);
   TrainOptions o = tiny_options(2);
-  o.positional = Positional::kNone;
+  o.config.positional = Positional::kNone;
   o.epochs = 6;
   TrainResult r;
   train_model(train, valid, o, {}, r);

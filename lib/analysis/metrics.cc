@@ -34,9 +34,7 @@ MetricsAccumulator::MetricsAccumulator(std::vector<std::string> labels,
     : labels_(std::move(labels)),
       threshold_(min_confidence),
       top_k_(top_k),
-      confusion_(labels_.size(), std::vector<int64_t>(labels_.size(), 0)),
-      bin_confidence_(kEceBins, 0.0),
-      bin_right_(kEceBins, 0.0) {
+      confusion_(labels_.size(), std::vector<int64_t>(labels_.size(), 0)) {
   for (size_t i = 0; i < labels_.size(); ++i) index_[labels_[i]] = static_cast<int>(i);
 }
 
@@ -58,12 +56,7 @@ void MetricsAccumulator::add(const std::string& truth, int predicted, double con
   ++n_;
   ++confusion_[t][predicted];
   if (top_k_ > 0 && truth_rank >= 0 && truth_rank < top_k_) ++top_k_right_;
-  // The same binning and summation order as expected_calibration_error() in calibration.h, kept
-  // as running sums so that a stream of any length needs 15 numbers, not one per record.
-  int b = static_cast<int>(std::ceil(confidence * kEceBins)) - 1;
-  b = std::min(std::max(b, 0), kEceBins - 1);
-  bin_confidence_[b] += confidence;
-  bin_right_[b] += right ? 1.0 : 0.0;
+  ece_.add(confidence, right);
   if (threshold_ && confidence >= *threshold_) {
     ++covered_;
     covered_right_ += right;
@@ -101,9 +94,7 @@ Evaluation MetricsAccumulator::finish() const {
   if (e.pair_groups > 0) {
     e.pair_accuracy = static_cast<double>(e.pair_groups_right) / static_cast<double>(e.pair_groups);
   }
-  for (int b = 0; b < kEceBins; ++b) {
-    if (n_ > 0) e.ece += std::abs(bin_right_[b] - bin_confidence_[b]) / static_cast<double>(n_);
-  }
+  e.ece = ece_.error();
   if (threshold_) {
     Coverage c;
     c.threshold = *threshold_;

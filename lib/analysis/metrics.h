@@ -13,6 +13,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "train/calibration.h"
+
 namespace router {
 
 struct LabelScores {
@@ -48,9 +50,6 @@ struct Evaluation {
   int64_t n_unknown = 0;
 };
 
-// Number of equal-width confidence bins of the expected calibration error.
-inline constexpr int kEceBins = 15;
-
 // Collects (true label, prediction, confidence, pair) one record at a time.
 class MetricsAccumulator {
  public:
@@ -80,8 +79,7 @@ class MetricsAccumulator {
   int64_t top_k_right_ = 0;
   std::vector<std::vector<int64_t>> confusion_;
   int64_t n_ = 0, n_unknown_ = 0, covered_ = 0, covered_right_ = 0;
-  // ECE bins as lib/train/calibration.h defines them: bin b holds (b/15, (b+1)/15], 0 in the first.
-  std::vector<double> bin_confidence_, bin_right_;
+  CalibrationBins ece_;
   std::map<std::string, std::pair<int64_t, bool>> pairs_;  // pair id -> (members, all right)
   std::map<std::string, int64_t> unknown_;
 };

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
-#include <set>
 
 #include "base/errors.h"
 #include "base/little_endian.h"
@@ -51,18 +50,11 @@ int header_int(const nlohmann::json& h, const char* key, const std::string& name
 }  // namespace
 
 std::string model_to_binary(const Model& model, const std::string& known_words) {
-  const Config& c = model.config();
-  nlohmann::json header = {{"d_model", c.d_model},
-                           {"n_heads", c.n_heads},
-                           {"n_layers", c.n_layers},
-                           {"d_ff", c.d_ff},
-                           {"max_len", c.max_len},
-                           {"positional", to_string(c.positional)},
-                           {"pooling", to_string(c.pooling)},
-                           {"vocab_size", c.vocab_size},
-                           {"labels", model.labels()},
-                           {"temperature", model.temperature()},
-                           {"metadata", model.metadata()}};
+  nlohmann::json header = config_json(model.config());
+  header["vocab_size"] = model.config().vocab_size;
+  header["labels"] = model.labels();
+  header["temperature"] = model.temperature();
+  header["metadata"] = model.metadata();
   const std::string h = header.dump();
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, static_cast<uint32_t>(h.size()));
@@ -74,7 +66,7 @@ std::string model_to_binary(const Model& model, const std::string& known_words) 
   const size_t pad = (kAlign - (out.size() + 4) % kAlign) % kAlign;
   put_u32(out, static_cast<uint32_t>(pad));
   out.append(pad, '\0');
-  for (const auto& t : tensors(const_cast<Params<float>&>(model.params()))) {
+  for (const auto& t : tensors(model.params())) {
     out.append(reinterpret_cast<const char*>(t.data), static_cast<size_t>(t.size) * sizeof(float));
   }
   if (!known_words.empty()) {
@@ -94,28 +86,15 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
   try {
     h = nlohmann::json::parse(r.take(header_len, "header"));
     Config c;
-    c.d_model = header_int(h, "d_model", name);
-    c.n_heads = header_int(h, "n_heads", name);
-    c.n_layers = header_int(h, "n_layers", name);
-    c.d_ff = header_int(h, "d_ff", name);
-    c.max_len = header_int(h, "max_len", name);
+    for (const ConfigInt& f : kConfigInts) c.*f.member = header_int(h, f.key, name);
     c.positional = positional_from_string(h.at("positional").get<std::string>());
     c.pooling = pooling_from_string(h.value("pooling", std::string("mean")));
     validate(c, name);
     auto labels = h.at("labels").get<std::vector<std::string>>();
-    // The same label rules as the JSON file: the classifier's size comes from this list.
-    if (labels.size() < 2 || labels.size() > 10000) {
-      throw ModelError(name + ": expected 2 to 10000 labels");
-    }
-    if (std::set<std::string>(labels.begin(), labels.end()).size() != labels.size()) {
-      throw ModelError(name + ": duplicate label");
-    }
-    for (const auto& l : labels) {
-      if (l.empty()) throw ModelError(name + ": empty label");
-    }
+    if (const auto problem = check_labels(labels)) throw ModelError(name + ": " + problem->what);
     const double temperature = h.at("temperature");
-    if (!(temperature > 0) || !std::isfinite(temperature)) {
-      throw ModelError(name + ": bad temperature");
+    if (!valid_temperature(temperature)) {
+      throw ModelError(name + ": temperature: expected a finite number > 0");
     }
     const uint32_t tok_len = r.u32("tokenizer size");
     const std::string_view tok_bytes = r.take(tok_len, "tokenizer");

@@ -20,7 +20,6 @@ namespace {
 constexpr const char* kFormat = "router-model";
 constexpr int kVersion = 1;
 constexpr int kMaxDepth = 64;  // deeper JSON is hostile, and the parser recurses
-constexpr int kMaxLabels = 10000;
 constexpr int kMaxVocab = 1 << 20;
 
 // Every error names the file and the JSON path of the problem.
@@ -36,10 +35,10 @@ class Checker {
     return *it;
   }
   void only_keys(const json& obj, const std::string& path,
-                 std::initializer_list<const char*> allowed) const {
+                 const std::vector<std::string>& allowed) const {
     for (auto it = obj.begin(); it != obj.end(); ++it) {
       bool ok = false;
-      for (const char* a : allowed) ok = ok || it.key() == a;
+      for (const std::string& a : allowed) ok = ok || it.key() == a;
       if (!ok) fail(path, "unknown key '" + it.key() + "'");
     }
   }
@@ -109,14 +108,13 @@ json parse_limited(const std::string& text, const std::string& name) {
 Config read_config(const Checker& c, const json& j) {
   const std::string p = "/config";
   if (!j.is_object()) c.fail(p, "expected an object");
-  c.only_keys(
-      j, p, {"d_model", "n_heads", "n_layers", "d_ff", "max_len", "positional", "pooling", "norm"});
+  std::vector<std::string> keys = {"positional", "pooling", "norm"};
+  for (const ConfigInt& f : kConfigInts) keys.push_back(f.key);
+  c.only_keys(j, p, keys);
   Config config;
-  config.d_model = c.integer(c.member(j, p, "d_model"), p + "/d_model");
-  config.n_heads = c.integer(c.member(j, p, "n_heads"), p + "/n_heads");
-  config.n_layers = c.integer(c.member(j, p, "n_layers"), p + "/n_layers");
-  config.d_ff = c.integer(c.member(j, p, "d_ff"), p + "/d_ff");
-  config.max_len = c.integer(c.member(j, p, "max_len"), p + "/max_len");
+  for (const ConfigInt& f : kConfigInts) {
+    config.*f.member = c.integer(c.member(j, p, f.key), p + "/" + f.key);
+  }
   const std::string& pos = c.string(c.member(j, p, "positional"), p + "/positional");
   if (pos == "sinusoidal") {
     config.positional = Positional::kSinusoidal;
@@ -142,18 +140,12 @@ Config read_config(const Checker& c, const json& j) {
 
 std::vector<std::string> read_labels(const Checker& c, const json& j) {
   if (!j.is_array()) c.fail("/labels", "expected an array of strings");
-  if (j.size() < 2 || j.size() > kMaxLabels) {
-    c.fail("/labels", "expected 2 to " + std::to_string(kMaxLabels) + " labels, got " +
-                          std::to_string(j.size()));
-  }
   std::vector<std::string> labels;
-  std::set<std::string> seen;
-  for (size_t i = 0; i < j.size(); ++i) {
-    const std::string path = "/labels/" + std::to_string(i);
-    const std::string& s = c.string(j[i], path);
-    if (s.empty()) c.fail(path, "empty label");
-    if (!seen.insert(s).second) c.fail(path, "duplicate label '" + s + "'");
-    labels.push_back(s);
+  for (size_t i = 0; i < j.size(); ++i)
+    labels.push_back(c.string(j[i], "/labels/" + std::to_string(i)));
+  if (const auto problem = check_labels(labels)) {
+    c.fail(problem->index < 0 ? "/labels" : "/labels/" + std::to_string(problem->index),
+           problem->what);
   }
   return labels;
 }
@@ -288,7 +280,7 @@ Model load_parsed(const json& j, const std::string& name,
     c.only_keys(cal, "/calibration", {"temperature"});
     if (cal.contains("temperature")) {
       const json& t = cal["temperature"];
-      if (!t.is_number() || !std::isfinite(t.get<double>()) || t.get<double>() <= 0) {
+      if (!t.is_number() || !valid_temperature(t.get<double>())) {
         c.fail("/calibration/temperature", "expected a finite number > 0");
       }
       temperature = t.get<double>();
@@ -322,22 +314,15 @@ Model load_model_from_string(const std::string& text, const std::string& name) {
 Model load_model(const std::string& path) { return load_model_from_string(read_file(path), path); }
 
 std::string model_to_json(const Model& model) {
-  const Config& cfg = model.config();
-  json head = json::object();
   std::string out = "{\n";
   auto field = [&](const char* key, const json& value, bool last = false) {
     out += "  \"" + std::string(key) + "\": " + value.dump() + (last ? "\n" : ",\n");
   };
   field("format", kFormat);
   field("version", kVersion);
-  field("config", json{{"d_model", cfg.d_model},
-                       {"n_heads", cfg.n_heads},
-                       {"n_layers", cfg.n_layers},
-                       {"d_ff", cfg.d_ff},
-                       {"max_len", cfg.max_len},
-                       {"positional", to_string(cfg.positional)},
-                       {"pooling", to_string(cfg.pooling)},
-                       {"norm", "pre"}});
+  json config = config_json(model.config());
+  config["norm"] = "pre";
+  field("config", config);
   field("labels", model.labels());
   field("tokenizer",
         json{{"type", "sentencepiece-bpe"},
@@ -348,7 +333,7 @@ std::string model_to_json(const Model& model) {
   field("calibration", json{{"temperature", model.temperature()}});
   field("metadata", model.metadata());
   out += "  \"tensors\": {\n";
-  auto refs = tensors(const_cast<Params<float>&>(model.params()));
+  auto refs = tensors(model.params());
   for (size_t i = 0; i < refs.size(); ++i) {
     const auto& r = refs[i];
     out += "    \"" + r.name + "\": {\"shape\": " + json(r.shape).dump() + ", \"data\": [";

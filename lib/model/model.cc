@@ -1,6 +1,8 @@
 #include "model/model.h"
 
 #include <algorithm>
+#include <cmath>
+#include <set>
 
 #include "base/errors.h"
 #include "nn/positional.h"
@@ -8,6 +10,23 @@
 namespace router {
 
 static_assert(kPaddingId == kPadId, "the encoder pads with the tokenizer's [PAD] id");
+
+std::optional<LabelProblem> check_labels(const std::vector<std::string>& labels) {
+  if (labels.size() < 2 || labels.size() > kMaxLabels) {
+    return LabelProblem{-1, "expected 2 to " + std::to_string(kMaxLabels) + " labels, got " +
+                                std::to_string(labels.size())};
+  }
+  std::set<std::string_view> seen;
+  for (size_t i = 0; i < labels.size(); ++i) {
+    if (labels[i].empty()) return LabelProblem{static_cast<int>(i), "empty label"};
+    if (!seen.insert(labels[i]).second) {
+      return LabelProblem{static_cast<int>(i), "duplicate label '" + labels[i] + "'"};
+    }
+  }
+  return std::nullopt;
+}
+
+bool valid_temperature(double temperature) { return std::isfinite(temperature) && temperature > 0; }
 
 Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer,
              Params<float> params, double temperature, nlohmann::json metadata)

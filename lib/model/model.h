@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -29,6 +30,17 @@ struct Prediction {
   bool truncated = false;    // the email had more than max_len tokens
   std::string rule;          // the mail rule that chose `other` (input/mail.h), "" if the model did
 };
+
+// The rules a model's labels and temperature obey, whichever the file format.
+inline constexpr int kMaxLabels = 10000;
+struct LabelProblem {
+  int index;  // the label it is about, or -1 for the list as a whole
+  std::string what;
+};
+// 2 to kMaxLabels labels, none empty, none twice; the first problem in list order, or none.
+std::optional<LabelProblem> check_labels(const std::vector<std::string>& labels);
+// Finite and > 0.
+bool valid_temperature(double temperature);
 
 class Model {
  public:

@@ -20,6 +20,14 @@ Pooling pooling_from_string(const std::string& name) {
   throw UsageError("pooling must be 'mean' or 'max', got '" + name + "'");
 }
 
+nlohmann::json config_json(const Config& config) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const ConfigInt& f : kConfigInts) j[f.key] = config.*f.member;
+  j["positional"] = to_string(config.positional);
+  j["pooling"] = to_string(config.pooling);
+  return j;
+}
+
 namespace {
 
 void check_range(const std::string& where, const char* field, long value, long lo, long hi) {

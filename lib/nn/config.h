@@ -5,6 +5,8 @@
 
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace router {
 
 enum class Positional { kSinusoidal, kNone };
@@ -32,6 +34,23 @@ Positional positional_from_string(const std::string& name);
 std::string to_string(Pooling p);
 // Throws UsageError for an unknown name.
 Pooling pooling_from_string(const std::string& name);
+
+// The integer members as the model file names them (its "config" object, the binary header,
+// training's options), in that order. Every reader and writer of a config loops over this table
+// and config_json, so a new integer field is one line here and its range in validate().
+struct ConfigInt {
+  const char* key;
+  int Config::*member;
+};
+inline constexpr ConfigInt kConfigInts[] = {{"d_model", &Config::d_model},
+                                            {"n_heads", &Config::n_heads},
+                                            {"n_layers", &Config::n_layers},
+                                            {"d_ff", &Config::d_ff},
+                                            {"max_len", &Config::max_len}};
+
+// The architecture as JSON: kConfigInts, then "positional" and "pooling" by name. The sizes that
+// come from the tokenizer and the label list are not in it.
+nlohmann::json config_json(const Config& config);
 
 // Throws ModelError("<where>: /config/<field>: ...") on the first value out of range.
 void validate(const Config& config, const std::string& where);

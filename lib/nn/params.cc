@@ -1,6 +1,7 @@
 #include "nn/params.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "base/errors.h"
 #include "base/random_streams.h"
@@ -87,42 +88,30 @@ void init_local_heads(Params<S>& p, const Config& c, int n) {
 
 namespace {
 
-template <typename S, typename M>
-TensorRef<S> ref(const std::string& name, M& m, bool decay) {
-  std::vector<int64_t> shape;
-  if constexpr (M::ColsAtCompileTime == 1) {
-    shape = {static_cast<int64_t>(m.rows())};
-  } else {
-    shape = {static_cast<int64_t>(m.rows()), static_cast<int64_t>(m.cols())};
-  }
-  return TensorRef<S>{name, shape, m.data(), static_cast<int64_t>(m.size()), decay};
+template <typename S, typename P>
+std::vector<TensorRef<S>> refs_of(P& p) {
+  std::vector<TensorRef<S>> out;
+  for_each_tensor(
+      [&](const std::string& name, bool decay, auto& m) {
+        using M = std::remove_cvref_t<decltype(m)>;
+        std::vector<int64_t> shape = {static_cast<int64_t>(m.rows())};
+        if constexpr (M::ColsAtCompileTime != 1) shape.push_back(static_cast<int64_t>(m.cols()));
+        out.push_back(TensorRef<S>{name, shape, m.data(), static_cast<int64_t>(m.size()), decay});
+      },
+      p);
+  return out;
 }
 
 }  // namespace
 
 template <typename S>
 std::vector<TensorRef<S>> tensors(Params<S>& p) {
-  std::vector<TensorRef<S>> out;
-  out.push_back(ref<S>("embed.weight", p.embed, true));
-  for (size_t i = 0; i < p.layers.size(); ++i) {
-    auto& l = p.layers[i];
-    const std::string pre = "layers." + std::to_string(i) + ".";
-    out.push_back(ref<S>(pre + "ln1.weight", l.ln1_w, false));
-    out.push_back(ref<S>(pre + "ln1.bias", l.ln1_b, false));
-    out.push_back(ref<S>(pre + "attn.qkv.weight", l.qkv_w, true));
-    out.push_back(ref<S>(pre + "attn.out.weight", l.out_w, true));
-    out.push_back(ref<S>(pre + "ln2.weight", l.ln2_w, false));
-    out.push_back(ref<S>(pre + "ln2.bias", l.ln2_b, false));
-    out.push_back(ref<S>(pre + "ff.fc1.weight", l.fc1_w, true));
-    out.push_back(ref<S>(pre + "ff.fc1.bias", l.fc1_b, false));
-    out.push_back(ref<S>(pre + "ff.fc2.weight", l.fc2_w, true));
-    out.push_back(ref<S>(pre + "ff.fc2.bias", l.fc2_b, false));
-  }
-  out.push_back(ref<S>("norm.weight", p.norm_w, false));
-  out.push_back(ref<S>("norm.bias", p.norm_b, false));
-  out.push_back(ref<S>("classifier.weight", p.cls_w, true));
-  out.push_back(ref<S>("classifier.bias", p.cls_b, false));
-  return out;
+  return refs_of<S>(p);
+}
+
+template <typename S>
+std::vector<TensorRef<const S>> tensors(const Params<S>& p) {
+  return refs_of<const S>(p);
 }
 
 template <typename S>
@@ -140,7 +129,7 @@ void set_zero_except_embedding(Params<S>& p) {
 template <typename S>
 int64_t count_params(const Params<S>& p) {
   int64_t n = 0;
-  for (const auto& t : tensors(const_cast<Params<S>&>(p))) n += t.size;
+  for (const auto& t : tensors(p)) n += t.size;
   return n;
 }
 
@@ -156,26 +145,9 @@ int64_t attention_param_count(int d_model, int n_heads) {
 template <typename To, typename From>
 Params<To> cast_params(const Params<From>& p) {
   Params<To> q;
-  q.embed = p.embed.template cast<To>();
   q.layers.resize(p.layers.size());
-  for (size_t i = 0; i < p.layers.size(); ++i) {
-    const auto& a = p.layers[i];
-    auto& b = q.layers[i];
-    b.ln1_w = a.ln1_w.template cast<To>();
-    b.ln1_b = a.ln1_b.template cast<To>();
-    b.qkv_w = a.qkv_w.template cast<To>();
-    b.out_w = a.out_w.template cast<To>();
-    b.ln2_w = a.ln2_w.template cast<To>();
-    b.ln2_b = a.ln2_b.template cast<To>();
-    b.fc1_w = a.fc1_w.template cast<To>();
-    b.fc1_b = a.fc1_b.template cast<To>();
-    b.fc2_w = a.fc2_w.template cast<To>();
-    b.fc2_b = a.fc2_b.template cast<To>();
-  }
-  q.norm_w = p.norm_w.template cast<To>();
-  q.norm_b = p.norm_b.template cast<To>();
-  q.cls_w = p.cls_w.template cast<To>();
-  q.cls_b = p.cls_b.template cast<To>();
+  for_each_tensor(
+      [](const std::string&, bool, const auto& a, auto& b) { b = a.template cast<To>(); }, p, q);
   return q;
 }
 
@@ -187,6 +159,8 @@ template void init_local_heads<float>(Params<float>&, const Config&, int);
 template void init_local_heads<double>(Params<double>&, const Config&, int);
 template std::vector<TensorRef<float>> tensors<float>(Params<float>&);
 template std::vector<TensorRef<double>> tensors<double>(Params<double>&);
+template std::vector<TensorRef<const float>> tensors<float>(const Params<float>&);
+template std::vector<TensorRef<const double>> tensors<double>(const Params<double>&);
 template void set_zero<float>(Params<float>&);
 template void set_zero<double>(Params<double>&);
 template void set_zero_except_embedding<float>(Params<float>&);

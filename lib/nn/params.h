@@ -63,9 +63,37 @@ void init_local_heads(Params<S>& params, const Config& config, int n);
 // a score about 2 higher for the neighbour than for the tokens beside it (16-wide heads).
 inline constexpr double kLocalHeadScale = 3.0;
 
-// All tensors, in the fixed order of the model file.
+// The one list of the model's tensors: calls f(name, decay, t, ts...) for every tensor t of `p`
+// in the fixed order of the model file, with the same tensor of each of `more` (Params with as
+// many layers), and `decay` true where weight decay applies.
+template <typename F, typename P, typename... Ps>
+void for_each_tensor(F&& f, P& p, Ps&... more) {
+  f("embed.weight", true, p.embed, more.embed...);
+  for (size_t i = 0; i < p.layers.size(); ++i) {
+    auto& l = p.layers[i];
+    const std::string pre = "layers." + std::to_string(i) + ".";
+    f(pre + "ln1.weight", false, l.ln1_w, more.layers[i].ln1_w...);
+    f(pre + "ln1.bias", false, l.ln1_b, more.layers[i].ln1_b...);
+    f(pre + "attn.qkv.weight", true, l.qkv_w, more.layers[i].qkv_w...);
+    f(pre + "attn.out.weight", true, l.out_w, more.layers[i].out_w...);
+    f(pre + "ln2.weight", false, l.ln2_w, more.layers[i].ln2_w...);
+    f(pre + "ln2.bias", false, l.ln2_b, more.layers[i].ln2_b...);
+    f(pre + "ff.fc1.weight", true, l.fc1_w, more.layers[i].fc1_w...);
+    f(pre + "ff.fc1.bias", false, l.fc1_b, more.layers[i].fc1_b...);
+    f(pre + "ff.fc2.weight", true, l.fc2_w, more.layers[i].fc2_w...);
+    f(pre + "ff.fc2.bias", false, l.fc2_b, more.layers[i].fc2_b...);
+  }
+  f("norm.weight", false, p.norm_w, more.norm_w...);
+  f("norm.bias", false, p.norm_b, more.norm_b...);
+  f("classifier.weight", true, p.cls_w, more.cls_w...);
+  f("classifier.bias", false, p.cls_b, more.cls_b...);
+}
+
+// All tensors as views, in for_each_tensor's order; read-only views of read-only parameters.
 template <typename S>
 std::vector<TensorRef<S>> tensors(Params<S>& params);
+template <typename S>
+std::vector<TensorRef<const S>> tensors(const Params<S>& params);
 
 // Zeroes every tensor in place, keeping the shapes (a gradient between steps).
 template <typename S>

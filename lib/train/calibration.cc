@@ -1,27 +1,33 @@
 #include "train/calibration.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace router {
 
+CalibrationBins::CalibrationBins(int bins) : confidence_(bins, 0.0), right_(bins, 0.0) {}
+
+void CalibrationBins::add(double confidence, bool right) {
+  const int bins = static_cast<int>(confidence_.size());
+  const int b = std::min(std::max(static_cast<int>(std::ceil(confidence * bins)) - 1, 0), bins - 1);
+  confidence_[b] += confidence;
+  right_[b] += right ? 1.0 : 0.0;
+  ++n_;
+}
+
+double CalibrationBins::error() const {
+  double ece = 0;
+  if (n_ == 0) return ece;
+  const double n = static_cast<double>(n_);
+  for (size_t b = 0; b < confidence_.size(); ++b) ece += std::abs(right_[b] - confidence_[b]) / n;
+  return ece;
+}
+
 double expected_calibration_error(const std::vector<double>& confidence,
                                   const std::vector<bool>& correct, int bins) {
-  std::vector<double> conf_sum(bins, 0), acc_sum(bins, 0);
-  std::vector<int> count(bins, 0);
-  for (size_t i = 0; i < confidence.size(); ++i) {
-    // Bin b holds confidences in (b/bins, (b+1)/bins]; 0 goes to the first bin.
-    int b = static_cast<int>(std::ceil(confidence[i] * bins)) - 1;
-    b = std::min(std::max(b, 0), bins - 1);
-    conf_sum[b] += confidence[i];
-    acc_sum[b] += correct[i] ? 1.0 : 0.0;
-    ++count[b];
-  }
-  double ece = 0;
-  const double n = static_cast<double>(confidence.size());
-  for (int b = 0; b < bins; ++b) {
-    if (count[b]) ece += std::abs(acc_sum[b] - conf_sum[b]) / n;
-  }
-  return ece;
+  CalibrationBins ece(bins);
+  for (size_t i = 0; i < confidence.size(); ++i) ece.add(confidence[i], correct[i]);
+  return ece.error();
 }
 
 double nll_at_temperature(const Mat<float>& logits, const std::vector<int>& targets, double T) {

@@ -2,15 +2,32 @@
 // dividing the logits, fitted to minimise validation negative log-likelihood).
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 #include "nn/tensor.h"
 
 namespace router {
 
-// ECE with `bins` equal-width confidence bins: sum_b |B_b|/n |acc(B_b) - conf(B_b)|.
+// Number of equal-width confidence bins of the expected calibration error.
+inline constexpr int kEceBins = 15;
+
+// The expected calibration error, sum_b |B_b|/n |acc(B_b) - conf(B_b)|, kept as running sums so
+// that a stream of any length needs 2 * bins numbers: bin b holds confidences in
+// (b/bins, (b+1)/bins], 0 in the first. The one definition of ECE (training, eval, batch).
+class CalibrationBins {
+ public:
+  explicit CalibrationBins(int bins = kEceBins);
+  void add(double confidence, bool right);
+  double error() const;  // 0 when nothing was added
+ private:
+  std::vector<double> confidence_, right_;
+  int64_t n_ = 0;
+};
+
+// CalibrationBins over whole lists.
 double expected_calibration_error(const std::vector<double>& confidence,
-                                  const std::vector<bool>& correct, int bins = 15);
+                                  const std::vector<bool>& correct, int bins = kEceBins);
 
 // Mean negative log-likelihood of softmax(logits / T) at the targets. logits: (n, K)
 double nll_at_temperature(const Mat<float>& logits, const std::vector<int>& targets, double T);

@@ -15,13 +15,20 @@ template <typename S>
 using ArrayMap = Eigen::Map<Eigen::Array<S, Eigen::Dynamic, 1>>;
 
 template <typename S>
+using ReadMap = Eigen::Map<const Eigen::Array<S, Eigen::Dynamic, 1>>;
+
+template <typename S>
 ArrayMap<S> slice(const TensorRef<S>& t, const ParamChunk& c) {
   return ArrayMap<S>(t.data + c.begin, c.end - c.begin);
 }
-
-// One chunk of update_average: A = keep * A + take * P.
 template <typename S>
-void average_into(ArrayMap<S> A, const ArrayMap<S>& P, S keep, S take) {
+ReadMap<S> read_slice(const TensorRef<const S>& t, const ParamChunk& c) {
+  return ReadMap<S>(t.data + c.begin, c.end - c.begin);
+}
+
+// One chunk of update_average: A = keep * A + take * P (P an ArrayMap or a ReadMap).
+template <typename S, typename Values>
+void average_into(ArrayMap<S> A, const Values& P, S keep, S take) {
   A = keep * A + take * P;
 }
 
@@ -84,8 +91,8 @@ namespace {
 
 // One step of AdamW on a chunk, then of the average (A, when `k.averaged`): the same operations,
 // in the same order, as torch.optim.AdamW (single-tensor path). G is the unscaled gradient.
-template <typename S, typename Constants>
-void adamw_chunk(ArrayMap<S> P, ArrayMap<S> M, ArrayMap<S> V, const ArrayMap<S>& G, ArrayMap<S> A,
+template <typename S, typename Grads, typename Constants>
+void adamw_chunk(ArrayMap<S> P, ArrayMap<S> M, ArrayMap<S> V, const Grads& G, ArrayMap<S> A,
                  bool decays, S b1, S b2, S eps, const Constants& k) {
   if (decays) P *= k.decay;
   if (k.scale == S(1)) {
@@ -116,7 +123,7 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
   k.keep = static_cast<S>(average_decay), k.take = static_cast<S>(1.0 - average_decay);
   k.averaged = average != nullptr;
   const auto p = tensors(params), m = tensors(m_), v = tensors(v_);
-  const auto g = tensors(const_cast<Params<S>&>(grads));
+  const auto g = tensors(grads);
   const auto a = average ? tensors(*average) : std::vector<TensorRef<S>>{};
   const int64_t width = params.embed.cols();
   if (!embed_rows && !row_steps_.empty()) {  // every row takes this step: none stays behind
@@ -138,8 +145,9 @@ void AdamW<S>::step(Params<S>& params, const Params<S>& grads, double lr, double
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];
     adamw_chunk(slice(p[c.tensor], c), slice(m[c.tensor], c), slice(v[c.tensor], c),
-                slice(g[c.tensor], c), average ? slice(a[c.tensor], c) : ArrayMap<S>(nullptr, 0),
-                p[c.tensor].decay, b1, b2, eps, k);
+                read_slice(g[c.tensor], c),
+                average ? slice(a[c.tensor], c) : ArrayMap<S>(nullptr, 0), p[c.tensor].decay, b1,
+                b2, eps, k);
   });
   if (embed_rows) {
     for (int32_t r : *embed_rows) row_steps_[r] = t_;
@@ -208,12 +216,13 @@ double clip_grad_norm(Params<S>& grads, double max_norm, int threads) {
 
 template <typename S>
 void update_average(Params<S>& avg, const Params<S>& params, double decay, int threads) {
-  const auto a = tensors(avg), p = tensors(const_cast<Params<S>&>(params));
+  const auto a = tensors(avg);
+  const auto p = tensors(params);
   const std::vector<ParamChunk> chunks = chunks_of(a);
   const S keep = static_cast<S>(decay), take = static_cast<S>(1.0 - decay);
   parallel_for(static_cast<int>(chunks.size()), threads, [&](int i) {
     const ParamChunk& c = chunks[i];
-    average_into(slice(a[c.tensor], c), slice(p[c.tensor], c), keep, take);
+    average_into(slice(a[c.tensor], c), read_slice(p[c.tensor], c), keep, take);
   });
 }
 

@@ -145,12 +145,12 @@ namespace {
 
 // Checked before the tokenizer is trained, so a bad value fails at once.
 void check_options(const TrainOptions& o) {
-  const int first_layer_heads = o.n_layers > 0 ? o.n_heads : 0;
+  const int first_layer_heads = o.config.n_layers > 0 ? o.config.n_heads : 0;
   if (o.local_heads < 0 || o.local_heads > first_layer_heads) {
     throw UsageError("--local-heads " + std::to_string(o.local_heads) + ": the first layer has " +
                      std::to_string(first_layer_heads) + " heads");
   }
-  if (o.local_heads > 0 && o.d_model / o.n_heads < 2) {
+  if (o.local_heads > 0 && o.config.head_dim() < 2) {
     throw UsageError("--local-heads: heads must be at least 2 wide (--d-model / --heads)");
   }
 }
@@ -168,14 +168,7 @@ struct Prepared {
 };
 
 Config config_of(const TrainOptions& o, int vocab_size, int num_labels) {
-  Config cfg;
-  cfg.d_model = o.d_model;
-  cfg.n_heads = o.n_heads;
-  cfg.n_layers = o.n_layers;
-  cfg.d_ff = o.d_ff;
-  cfg.max_len = o.max_len;
-  cfg.positional = o.positional;
-  cfg.pooling = o.pooling;
+  Config cfg = o.config;
   cfg.vocab_size = vocab_size;
   cfg.num_labels = num_labels;
   try {
@@ -200,7 +193,7 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
 
   std::vector<std::string> texts;
   for (const auto& e : train) texts.push_back(e.text);
-  Prepared d(std::move(labels), Tokenizer::train(texts, o.vocab_size));
+  Prepared d(std::move(labels), Tokenizer::train(texts, o.config.vocab_size));
   spdlog::info("vocabulary: {} pieces", d.tok.vocab_size());
   d.cfg = config_of(o, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
   d.train_ids = encode_all(d.tok, train, d.cfg.max_len, o.threads);
@@ -486,28 +479,23 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
 }
 
 nlohmann::json options_json(const TrainOptions& o) {
-  return {{"d_model", o.d_model},
-          {"n_heads", o.n_heads},
-          {"n_layers", o.n_layers},
-          {"d_ff", o.d_ff},
-          {"max_len", o.max_len},
-          {"positional", to_string(o.positional)},
-          {"pooling", to_string(o.pooling)},
-          {"local_heads", o.local_heads},
-          {"vocab_size", o.vocab_size},
-          {"epochs", o.epochs},
-          {"batch_size", o.batch_size},
-          {"lr", o.lr},
-          {"weight_decay", o.weight_decay},
-          {"dropout", o.dropout},
-          {"token_dropout", o.token_dropout},
-          {"bpe_dropout", o.bpe_dropout},
-          {"label_smoothing", o.label_smoothing},
-          {"ema", o.ema},
-          {"warmup", o.warmup},
-          {"patience", o.patience},
-          {"clip", o.clip},
-          {"seed", o.seed}};
+  nlohmann::json j = config_json(o.config);
+  j.update({{"local_heads", o.local_heads},
+            {"vocab_size", o.config.vocab_size},
+            {"epochs", o.epochs},
+            {"batch_size", o.batch_size},
+            {"lr", o.lr},
+            {"weight_decay", o.weight_decay},
+            {"dropout", o.dropout},
+            {"token_dropout", o.token_dropout},
+            {"bpe_dropout", o.bpe_dropout},
+            {"label_smoothing", o.label_smoothing},
+            {"ema", o.ema},
+            {"warmup", o.warmup},
+            {"patience", o.patience},
+            {"clip", o.clip},
+            {"seed", o.seed}});
+  return j;
 }
 
 }  // namespace router

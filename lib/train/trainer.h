@@ -24,15 +24,10 @@ namespace router {
 constexpr int kShard = 16;
 
 struct TrainOptions {
-  int d_model = 64;
-  int n_heads = 4;
-  int n_layers = 2;
-  int d_ff = 256;
-  int max_len = 128;
-  Positional positional = Positional::kSinusoidal;
-  Pooling pooling = Pooling::kMean;
+  // The architecture. vocab_size is the vocabulary asked for (the tokenizer may learn fewer
+  // pieces); num_labels comes from the data.
+  Config config{.vocab_size = 4000};
   int local_heads = 0;  // heads of layer 0 that start on the previous / next token
-  int vocab_size = 4000;
   int epochs = 20;
   int batch_size = 32;
   double lr = 2e-3;
