@@ -145,70 +145,80 @@ std::string flag_hints(const CLI::App& app, int argc, char** argv) {
   return hints;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  using router::ExitCode;
-  // Logs go to stderr so that stdout carries only results.
+// Logs go to stderr so that stdout carries only results.
+void log_to_stderr() {
   auto logger = spdlog::stderr_color_mt("router");
   logger->set_pattern("router: %^%l%$: %v");
   spdlog::set_default_logger(logger);
   spdlog::set_level(spdlog::level::info);
-  router::install_signal_handlers();
-  // Batches change shape from step to step; keep freed blocks for reuse instead of returning
-  // them to the kernel and faulting fresh zeroed pages back in on the next step.
+}
+
+// Batches change shape from step to step; keep freed blocks for reuse instead of returning
+// them to the kernel and faulting fresh zeroed pages back in on the next step.
+void tune_malloc() {
   mallopt(M_MMAP_THRESHOLD, 1 << 30);
   mallopt(M_TRIM_THRESHOLD, 1 << 30);
   grow_heap_in_huge_pages();
+}
 
-  CLI::App app{"router: an order-aware email-intent router (transformer encoder, from scratch)"};
-  app.require_subcommand(1);
+struct GlobalFlags {
+  int verbose = 0;
+  bool quiet = false;
+};
+
+// --version, -v and -q, which every subcommand shares; the log level is set once they are parsed.
+void add_global_flags(CLI::App& app, GlobalFlags& flags) {
   // The vector instructions decide how sums round, so a trained model is byte-identical only
   // to one trained by a build with the same set (docs/architecture.md, "Training").
   app.set_version_flag("--version",
                        "router 0.1.0\nvector instructions: " + router::vector_instructions());
-  int verbose = 0;
-  bool quiet = false;
-  app.add_flag("-v,--verbose", verbose, "More detail on stderr (repeat for debug)");
-  app.add_flag("-q,--quiet", quiet, "Only errors on stderr");
-  app.parse_complete_callback([&] {
-    if (quiet) {
+  app.add_flag("-v,--verbose", flags.verbose, "More detail on stderr (repeat for debug)");
+  app.add_flag("-q,--quiet", flags.quiet, "Only errors on stderr");
+  app.parse_complete_callback([&flags] {
+    if (flags.quiet) {
       spdlog::set_level(spdlog::level::err);
-    } else if (verbose >= 2) {
+    } else if (flags.verbose >= 2) {
       spdlog::set_level(spdlog::level::trace);
-    } else if (verbose == 1) {
+    } else if (flags.verbose == 1) {
       spdlog::set_level(spdlog::level::debug);
     }
   });
-  // `router help [SUB]` is `router [SUB] --help`; an unknown command gets the nearest one.
-  std::vector<char*> args(argv, argv + argc);
+}
+
+// `router help [SUB]` becomes `router [SUB] --help` in `args`. An unknown command gets the
+// nearest one named on stderr, and false.
+bool known_command(std::vector<char*>& args) {
   static char help_flag[] = "--help";
-  const int at = command_index(argc, argv);
+  const int at = command_index(static_cast<int>(args.size()), args.data());
+  if (at == 0) return true;
   std::vector<std::string> names;
   for (const auto& c : commands()) names.emplace_back(c.name);
-  if (at > 0 && std::string_view(argv[at]) == "help") {
+  if (std::string_view(args[at]) == "help") {
     args.erase(args.begin() + at);
     args.push_back(help_flag);
-  } else if (at > 0 && std::find(names.begin(), names.end(), argv[at]) == names.end()) {
-    const std::string near = nearest(argv[at], names);
+  } else if (std::find(names.begin(), names.end(), args[at]) == names.end()) {
+    const std::string near = nearest(args[at], names);
     std::fprintf(
         stderr,
         "router: usage: '%s' is not a router command%s\nRun 'router --help' for the commands.\n",
-        argv[at], near.empty() ? "" : ("; did you mean '" + near + "'?").c_str());
-    return static_cast<int>(ExitCode::kUsage);
+        args[at], near.empty() ? "" : ("; did you mean '" + near + "'?").c_str());
+    return false;
   }
-  argc = static_cast<int>(args.size());
-  args.push_back(nullptr);  // execv's end of arguments
-  argv = args.data();
+  return true;
+}
+
+// The program (Command::program) that runs the command argv names, or nullptr if it is ours.
+const char* command_program(int argc, char** argv) {
   const int named = command_index(argc, argv);
   for (const auto& c : commands()) {
-    if (named > 0 && c.program && std::string_view(argv[named]) == c.name) {
-      run_program(c.program, argv);
-      return static_cast<int>(ExitCode::kFailure);
-    }
+    if (named > 0 && c.program && std::string_view(argv[named]) == c.name) return c.program;
   }
-  add_commands(app, argc, argv);
+  return nullptr;
+}
 
+// Parses and runs the subcommand; every failure becomes one line on stderr and an exit code.
+int parse_and_run(CLI::App& app, int argc, char** argv) {
+  using router::ExitCode;
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -234,10 +244,36 @@ int main(int argc, char** argv) {
     spdlog::error("internal error: {}", e.what());
     return static_cast<int>(ExitCode::kFailure);
   }
+  // Results lost to a full disk must not end in a silent 0.
   std::fflush(stdout);
   if (std::ferror(stdout)) {
     spdlog::error("cannot write to standard output");
     return static_cast<int>(ExitCode::kIo);
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using router::ExitCode;
+  log_to_stderr();
+  router::install_signal_handlers();
+  tune_malloc();
+
+  CLI::App app{"router: an order-aware email-intent router (transformer encoder, from scratch)"};
+  app.require_subcommand(1);
+  GlobalFlags flags;
+  add_global_flags(app, flags);
+  std::vector<char*> args(argv, argv + argc);
+  if (!known_command(args)) return static_cast<int>(ExitCode::kUsage);
+  argc = static_cast<int>(args.size());
+  args.push_back(nullptr);  // execv's end of arguments
+  argv = args.data();
+  if (const char* program = command_program(argc, argv)) {
+    run_program(program, argv);
+    return static_cast<int>(ExitCode::kFailure);
+  }
+  add_commands(app, argc, argv);
+  return parse_and_run(app, argc, argv);
 }

@@ -295,67 +295,102 @@ std::string comparison_html(const Explanation& a, const Explanation& b_,
   return page("router explain --compare", b);
 }
 
-std::string positions_svg(const Mat<double>& table, const std::vector<int>& marked) {
-  const int P = static_cast<int>(table.rows()), D = static_cast<int>(table.cols());
-  const double cw = std::clamp(480.0 / D, 1.0, 48.0), ch = std::clamp(560.0 / P, 1.0, 12.0);
-  const double left = 70, top = 40, map_w = cw * D, map_h = ch * P;
-  const int pairs = std::min(D / 2, 8);
-  const double clock_r = 13, clock_gap = 32;
-  const double clocks_x = left + map_w + 110;
-  const std::string caption = "sinusoidal positions: " + std::to_string(P) +
-                              " positions (down) x d_model " + std::to_string(D) +
-                              " (across); blue -1, white 0, red +1";
+namespace {
+
+// Where the positions picture puts things, in px: the heat map's top left corner at (left, top),
+// one cw x ch cell per value, the clocks from clocks_x on; w x h in all.
+struct PositionsLayout {
+  int P = 0, D = 0;  // positions (rows), dimensions (columns)
+  int pairs = 0;     // sin/cos pairs drawn as clocks
+  double cw = 0, ch = 0, left = 70, top = 40, map_w = 0, map_h = 0;
+  double clock_r = 13, clock_gap = 32, clocks_x = 0;
+  double w = 0, h = 0;
+  std::string caption;
+};
+
+PositionsLayout positions_layout(const Mat<double>& table, size_t marked) {
+  PositionsLayout g;
+  g.P = static_cast<int>(table.rows());
+  g.D = static_cast<int>(table.cols());
+  g.cw = std::clamp(480.0 / g.D, 1.0, 48.0);
+  g.ch = std::clamp(560.0 / g.P, 1.0, 12.0);
+  g.map_w = g.cw * g.D;
+  g.map_h = g.ch * g.P;
+  g.pairs = std::min(g.D / 2, 8);
+  g.clocks_x = g.left + g.map_w + 110;
+  g.caption = "sinusoidal positions: " + std::to_string(g.P) + " positions (down) x d_model " +
+              std::to_string(g.D) + " (across); blue -1, white 0, red +1";
   // Wide enough for the caption: 11 px monospace is about 6.6 px a character.
-  const double w = std::max({clocks_x + std::max(pairs, 1) * clock_gap + 30, left + 600,
-                             left + 6.8 * static_cast<double>(caption.size()) + 20});
-  const double h = std::max(top + map_h + 50, top + 40.0 * static_cast<double>(marked.size()) + 60);
-  std::string s = "<svg class=\"positions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                  num(w) + "\" height=\"" + num(h) + "\" viewBox=\"0 0 " + num(w) + " " + num(h) +
-                  "\">\n";
-  s += "<style>text { font-family: monospace; font-size: 11px; fill: #222; }</style>\n";
-  s += "<rect x=\"0\" y=\"0\" width=\"" + num(w) + "\" height=\"" + num(h) + "\" fill=\"#fff\"/>\n";
-  s += "<text x=\"" + num(left) + "\" y=\"16\">" + caption + "</text>\n";
-  s += "<text x=\"" + num(left) + "\" y=\"" + num(top - 6) + "\">dim 0</text>\n";
-  s += "<text x=\"" + num(left + map_w) + "\" y=\"" + num(top - 6) + "\" text-anchor=\"end\">" +
-       std::to_string(D - 1) + "</text>\n";
-  s += "<g class=\"heatmap\">\n";
-  for (int p = 0; p < P; ++p) {
-    for (int d = 0; d < D; ++d) {
-      s += "<rect x=\"" + num(left + cw * d, 2) + "\" y=\"" + num(top + ch * p, 2) + "\" width=\"" +
-           num(cw + 0.05, 2) + "\" height=\"" + num(ch + 0.05, 2) + "\" fill=\"" +
-           diverging(table(p, d)) + "\"/>\n";
+  g.w = std::max({g.clocks_x + std::max(g.pairs, 1) * g.clock_gap + 30, g.left + 600,
+                  g.left + 6.8 * static_cast<double>(g.caption.size()) + 20});
+  g.h = std::max(g.top + g.map_h + 50, g.top + 40.0 * static_cast<double>(marked) + 60);
+  return g;
+}
+
+// The table's cells, and a position number every tenth of the rows.
+std::string positions_heatmap(const Mat<double>& table, const PositionsLayout& g) {
+  std::string s = "<g class=\"heatmap\">\n";
+  for (int p = 0; p < g.P; ++p) {
+    for (int d = 0; d < g.D; ++d) {
+      s += "<rect x=\"" + num(g.left + g.cw * d, 2) + "\" y=\"" + num(g.top + g.ch * p, 2) +
+           "\" width=\"" + num(g.cw + 0.05, 2) + "\" height=\"" + num(g.ch + 0.05, 2) +
+           "\" fill=\"" + diverging(table(p, d)) + "\"/>\n";
     }
   }
   s += "</g>\n";
-  for (int p = 0; p < P; p += std::max(1, P / 10)) {
-    s += "<text x=\"" + num(left - 6) + "\" y=\"" + num(top + ch * (p + 0.5) + 4) +
+  for (int p = 0; p < g.P; p += std::max(1, g.P / 10)) {
+    s += "<text x=\"" + num(g.left - 6) + "\" y=\"" + num(g.top + g.ch * (p + 0.5) + 4) +
          "\" text-anchor=\"end\" style=\"fill:#888\">" + std::to_string(p) + "</text>\n";
   }
-  // Marked positions: outline on the map, and one clock per (sin, cos) pair: the hand points at
-  // angle pos * omega_i clockwise from 12 o'clock, read straight from the table (sin, cos).
-  s += "<text x=\"" + num(clocks_x) + "\" y=\"" + num(top - 6) +
+  return s;
+}
+
+// Marked position p, the m-th: its outline on the map, a line to its row of clocks, and one
+// clock per (sin, cos) pair, the hand at angle pos * omega_i clockwise from 12 o'clock, read
+// straight from the table (sin, cos).
+std::string position_clocks(const Mat<double>& table, int p, size_t m, const PositionsLayout& g) {
+  const double y = g.top + g.ch * p, cy = g.top + 22 + 40.0 * static_cast<double>(m);
+  std::string s = "<rect x=\"" + num(g.left - 1) + "\" y=\"" + num(y - 1) + "\" width=\"" +
+                  num(g.map_w + 2) + "\" height=\"" + num(g.ch + 2) +
+                  "\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n";
+  s += "<line x1=\"" + num(g.left + g.map_w + 2) + "\" y1=\"" + num(y + g.ch / 2) + "\" x2=\"" +
+       num(g.clocks_x - 40) + "\" y2=\"" + num(cy) + "\" stroke=\"#aaa\"/>\n";
+  s += "<text x=\"" + num(g.clocks_x - 36) + "\" y=\"" + num(cy + 4) + "\">pos " +
+       std::to_string(p) + "</text>\n";
+  for (int i = 0; i < g.pairs; ++i) {
+    const double cx = g.clocks_x + 30 + g.clock_gap * i;
+    const double sn = table(p, 2 * i), cs = table(p, 2 * i + 1);
+    s += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(g.clock_r) +
+         "\" fill=\"#fafafa\" stroke=\"#888\"/>\n";
+    s += "<line x1=\"" + num(cx) + "\" y1=\"" + num(cy) + "\" x2=\"" + num(cx + g.clock_r * sn, 2) +
+         "\" y2=\"" + num(cy - g.clock_r * cs, 2) + "\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n";
+  }
+  return s;
+}
+
+}  // namespace
+
+std::string positions_svg(const Mat<double>& table, const std::vector<int>& marked) {
+  const PositionsLayout g = positions_layout(table, marked.size());
+  std::string s = "<svg class=\"positions\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
+                  num(g.w) + "\" height=\"" + num(g.h) + "\" viewBox=\"0 0 " + num(g.w) + " " +
+                  num(g.h) + "\">\n";
+  s += "<style>text { font-family: monospace; font-size: 11px; fill: #222; }</style>\n";
+  s += "<rect x=\"0\" y=\"0\" width=\"" + num(g.w) + "\" height=\"" + num(g.h) +
+       "\" fill=\"#fff\"/>\n";
+  s += "<text x=\"" + num(g.left) + "\" y=\"16\">" + g.caption + "</text>\n";
+  s += "<text x=\"" + num(g.left) + "\" y=\"" + num(g.top - 6) + "\">dim 0</text>\n";
+  s += "<text x=\"" + num(g.left + g.map_w) + "\" y=\"" + num(g.top - 6) +
+       "\" text-anchor=\"end\">" + std::to_string(g.D - 1) + "</text>\n";
+  s += positions_heatmap(table, g);
+  s += "<text x=\"" + num(g.clocks_x) + "\" y=\"" + num(g.top - 6) +
        "\">clock hands, one per sin/cos pair" +
-       (D / 2 > pairs ? " (first " + std::to_string(pairs) + " of " + std::to_string(D / 2) + ")"
-                      : "") +
+       (g.D / 2 > g.pairs
+            ? " (first " + std::to_string(g.pairs) + " of " + std::to_string(g.D / 2) + ")"
+            : "") +
        "</text>\n";
   for (size_t m = 0; m < marked.size(); ++m) {
-    const int p = marked[m];
-    if (p < 0 || p >= P) continue;
-    const double y = top + ch * p, cy = top + 22 + 40.0 * static_cast<double>(m);
-    s += "<rect x=\"" + num(left - 1) + "\" y=\"" + num(y - 1) + "\" width=\"" + num(map_w + 2) +
-         "\" height=\"" + num(ch + 2) + "\" fill=\"none\" stroke=\"#000\" stroke-width=\"1.5\"/>\n";
-    s += "<line x1=\"" + num(left + map_w + 2) + "\" y1=\"" + num(y + ch / 2) + "\" x2=\"" +
-         num(clocks_x - 40) + "\" y2=\"" + num(cy) + "\" stroke=\"#aaa\"/>\n";
-    s += "<text x=\"" + num(clocks_x - 36) + "\" y=\"" + num(cy + 4) + "\">pos " +
-         std::to_string(p) + "</text>\n";
-    for (int i = 0; i < pairs; ++i) {
-      const double cx = clocks_x + 30 + clock_gap * i;
-      const double sn = table(p, 2 * i), cs = table(p, 2 * i + 1);
-      s += "<circle cx=\"" + num(cx) + "\" cy=\"" + num(cy) + "\" r=\"" + num(clock_r) +
-           "\" fill=\"#fafafa\" stroke=\"#888\"/>\n";
-      s += "<line x1=\"" + num(cx) + "\" y1=\"" + num(cy) + "\" x2=\"" + num(cx + clock_r * sn, 2) +
-           "\" y2=\"" + num(cy - clock_r * cs, 2) + "\" stroke=\"#c0392b\" stroke-width=\"2\"/>\n";
-    }
+    if (marked[m] >= 0 && marked[m] < g.P) s += position_clocks(table, marked[m], m, g);
   }
   s += "</svg>\n";
   return s;

@@ -14,6 +14,7 @@
 #include <cctype>
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "base/errors.h"
@@ -178,9 +179,9 @@ std::string to_utf8(const std::string& bytes, const char* charset_param, const s
 
 // ---- HTML to text ------------------------------------------------------------------------
 
-// Decodes the entity at s[i] == '&' into `out`; returns the index after it (i + 1 if unknown).
-size_t decode_entity(std::string_view s, size_t i, std::string& out) {
-  static const std::array<std::pair<std::string_view, uint32_t>, 17> kNamed = {{
+// The code point of a named entity ("amp" -> '&'), for the names mail actually uses.
+std::optional<char32_t> named_entity(std::string_view name) {
+  static const std::array<std::pair<std::string_view, char32_t>, 17> kNamed = {{
       {"amp", '&'},
       {"lt", '<'},
       {"gt", '>'},
@@ -199,46 +200,50 @@ size_t decode_entity(std::string_view s, size_t i, std::string& out) {
       {"euro", 0x20AC},
       {"bull", 0x2022},
   }};
+  for (const auto& [n, cp] : kNamed) {
+    if (n == name) return cp;
+  }
+  return std::nullopt;
+}
+
+// The code point of a numeric entity's name ("#233", "#xE9"); none if a digit is bad.
+std::optional<char32_t> numeric_entity(std::string_view name) {
+  const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
+  const std::string_view digits = name.substr(hex ? 2 : 1);
+  if (digits.empty()) return std::nullopt;
+  uint32_t cp = 0;
+  for (char c : digits) {
+    int d = -1;
+    if (c >= '0' && c <= '9')
+      d = c - '0';
+    else if (hex && c >= 'a' && c <= 'f')
+      d = c - 'a' + 10;
+    else if (hex && c >= 'A' && c <= 'F')
+      d = c - 'A' + 10;
+    // Stop before the value can overflow; append_utf8 replaces what is past U+10FFFF.
+    if (d < 0 || cp > 0x10FFFF) return std::nullopt;
+    cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
+  }
+  // &#0; is no character; &#160; (no-break space) is read as a space.
+  return cp == 0 ? kReplacementChar : cp == 0xA0 ? U' ' : char32_t{cp};
+}
+
+// Decodes the entity at s[i] == '&' into `out`; returns the index after it (i + 1 if unknown).
+size_t decode_entity(std::string_view s, size_t i, std::string& out) {
   const size_t semi = s.find(';', i + 1);
   if (semi == std::string_view::npos || semi - i > 12) {
     out += '&';
     return i + 1;
   }
   const std::string_view name = s.substr(i + 1, semi - i - 1);
-  if (!name.empty() && name[0] == '#') {
-    const bool hex = name.size() > 1 && (name[1] == 'x' || name[1] == 'X');
-    const std::string_view digits = name.substr(hex ? 2 : 1);
-    uint32_t cp = 0;
-    bool ok = !digits.empty();
-    for (char c : digits) {
-      int d = -1;
-      if (c >= '0' && c <= '9')
-        d = c - '0';
-      else if (hex && c >= 'a' && c <= 'f')
-        d = c - 'a' + 10;
-      else if (hex && c >= 'A' && c <= 'F')
-        d = c - 'A' + 10;
-      if (d < 0 || cp > 0x10FFFF) {
-        ok = false;
-        break;
-      }
-      cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(d);
-    }
-    if (ok) {
-      // &#0; is no character; &#160; (no-break space) is read as a space.
-      append_utf8(out, cp == 0 ? kReplacementChar : cp == 0xA0 ? U' ' : char32_t{cp});
-      return semi + 1;
-    }
-  } else {
-    for (const auto& [n, cp] : kNamed) {
-      if (n == name) {
-        append_utf8(out, cp);
-        return semi + 1;
-      }
-    }
+  const std::optional<char32_t> cp =
+      !name.empty() && name[0] == '#' ? numeric_entity(name) : named_entity(name);
+  if (!cp) {
+    out += '&';
+    return i + 1;
   }
-  out += '&';
-  return i + 1;
+  append_utf8(out, *cp);
+  return semi + 1;
 }
 
 // Tags that end a line of text.
