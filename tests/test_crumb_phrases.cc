@@ -1,16 +1,24 @@
-// Checks the reader of the Crumb generator's data files (tools/tsv_file.h): a well-formed file
-// reads back with its escapes undone and its line numbers, and each kind of broken file fails
-// with a message naming the file, the line and what is wrong.
+// Checks the reader of the Crumb generator's data files (tools/tsv_file.h) and the phrase tables
+// built on it (tools/crumb_phrases.h): a well-formed file reads back with its escapes undone and
+// its line numbers; each kind of broken file, and each broken link between the tables, fails with
+// a message naming the file, the line and what is wrong; crumb_gen then exits 3.
 #include "tsv_file.h"
 
 #include <gtest/gtest.h>
 
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <sstream>
 #include <string>
 #include <vector>
+
+#include "crumb_phrases.h"
 
 namespace {
 
@@ -126,6 +134,137 @@ TEST_F(CrumbPhraseFile, MissingFileIsNamed) {
   } catch (const PhraseError& e) {
     EXPECT_EQ(e.what(), path.string() + ": cannot read (No such file or directory)");
   }
+}
+
+// ---- The phrase tables --------------------------------------------------------------------------
+
+const fs::path kPhrases = fs::path(ROUTER_SOURCE_DIR) / "data" / "crumb" / "phrases";
+
+std::string read_text(const fs::path& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::ostringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+// The 1-based line of the first line of `text` that starts with `prefix`.
+int line_of(const std::string& text, const std::string& prefix) {
+  std::istringstream lines(text);
+  std::string line;
+  for (int n = 1; std::getline(lines, line); ++n)
+    if (line.rfind(prefix, 0) == 0) return n;
+  ADD_FAILURE() << "no line starts with " << prefix;
+  return 0;
+}
+
+// A copy of the committed tables with one file edited.
+class CrumbPhrases : public CrumbPhraseFile {
+ protected:
+  // Copies the tables, replaces `file` with edit(its text), and returns the copy's folder.
+  fs::path broken(const std::string& file, const std::function<std::string(std::string)>& edit) {
+    const fs::path dir = dir_ / "phrases";
+    fs::remove_all(dir);
+    fs::copy(kPhrases, dir);
+    std::ofstream(dir / file, std::ios::binary) << edit(read_text(kPhrases / file));
+    return dir;
+  }
+  // The message load_phrases gives for `dir`, or "" when it loads.
+  static std::string load_error(const fs::path& dir) {
+    try {
+      router::crumb::load_phrases(dir);
+    } catch (const PhraseError& e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(CrumbPhrases, CommittedTablesLoad) {
+  const router::crumb::Phrases phrases = router::crumb::load_phrases(kPhrases);
+  EXPECT_EQ(phrases.families.size(), 14u);
+  for (const auto& modes : phrases.modes) EXPECT_FALSE(modes.empty());
+}
+
+TEST_F(CrumbPhrases, BrokenLinksNameFileAndLine) {
+  const std::string letters = read_text(kPhrases / "letters.tsv");
+  const std::string pairs = read_text(kPhrases / "pairs.tsv");
+  const std::string modes = read_text(kPhrases / "modes.tsv");
+  const std::string families = read_text(kPhrases / "families.tsv");
+  const auto lines = [](const std::string& text) {
+    return static_cast<int>(std::count(text.begin(), text.end(), '\n'));
+  };
+  const auto replace = [](std::string from, std::string to, bool all = false) {
+    return [=](std::string text) {
+      for (size_t at = 0; (at = text.find(from, at)) != std::string::npos; at += to.size()) {
+        text.replace(at, from.size(), to);
+        if (!all) break;
+      }
+      return text;
+    };
+  };
+  const auto append = [](std::string row) { return [=](std::string text) { return text + row; }; };
+  struct Case {
+    std::string file;
+    std::function<std::string(std::string)> edit;
+    std::string message;  // after the folder
+  };
+  const std::vector<Case> cases = {
+      {"letters.tsv", append("farewells\tall\tBye,\n"),
+       "/letters.tsv:" + std::to_string(lines(letters) + 1) +
+           ": unknown table farewells (this file holds greetings, signoffs, "},
+      {"letters.tsv", replace("greetings\t", "# greetings\t", true),
+       "/letters.tsv: no table greetings"},
+      {"letters.tsv", append("greetings\tall\tHowdy,\n"),
+       "/letters.tsv:" + std::to_string(lines(letters) + 1) +
+           ": table greetings resumes here; its rows (from line " +
+           std::to_string(line_of(letters, "greetings\t")) + ") must be together"},
+      {"singles.tsv", append("orphan_stories\tall\tA story nothing tells.\n"),
+       "/singles.tsv:" + std::to_string(lines(read_text(kPhrases / "singles.tsv")) + 1) +
+           ": table orphan_stories is not used by any mode in modes.tsv"},
+      {"modes.tsv", replace("\tproblem_stories\t", "\tproblem_storys\t"),
+       "/modes.tsv:" + std::to_string(line_of(modes, "refund_item\t")) +
+           ": column stories: no table problem_storys in singles.tsv"},
+      {"pairs.tsv", replace("late_and_broken_stories\tall", "late_and_broken_stories\theld", true),
+       "/pairs.tsv:" + std::to_string(line_of(pairs, "late_and_broken_stories\t")) +
+           ": table late_and_broken_stories has no entry with use all"},
+      {"families.tsv", replace("\tfeedback\trefund_item\t", "\tfeedback\trefund_items\t"),
+       "/families.tsv:" + std::to_string(line_of(families, "feedback_vs_refund\t")) +
+           ": column label_b: unknown value 'refund_items' (want refund_item, "},
+      {"typos.tsv", [](std::string) { return std::string("word\ttypo\nrefund\n"); },
+       "/typos.tsv:2: 1 fields, want 2 (word, typo)"},
+  };
+  for (const Case& c : cases) {
+    const fs::path dir = broken(c.file, c.edit);
+    const std::string error = load_error(dir);
+    EXPECT_EQ(error.rfind(dir.string() + c.message, 0), 0u)
+        << c.file << ": got '" << error << "', want it to start with '" << dir.string() << c.message
+        << "'";
+  }
+}
+
+TEST_F(CrumbPhrases, MissingFileIsNamed) {
+  const fs::path dir = broken("typos.tsv", [](std::string text) { return text; });
+  fs::remove(dir / "typos.tsv");
+  EXPECT_EQ(load_error(dir),
+            (dir / "typos.tsv").string() + ": cannot read (No such file or directory)");
+}
+
+// crumb_gen reports a broken table on one line of stderr, exits 3 and writes nothing.
+TEST_F(CrumbPhrases, CrumbGenExitsThreeAndWritesNothing) {
+  const fs::path dir = broken("products.tsv", [](std::string text) {
+    return text + "all\tcake\tplum cake\ta plum cake\tcake\tno\t900\t800\n";
+  });
+  const std::string products = read_text(dir / "products.tsv");
+  const int line = static_cast<int>(std::count(products.begin(), products.end(), '\n'));
+  const fs::path out = dir_ / "out", log = dir_ / "stderr.txt";
+  const std::string cmd = std::string("\"") + ROUTER_CRUMB_GEN + "\" --out \"" + out.string() +
+                          "\" --phrases \"" + dir.string() + "\" 2>\"" + log.string() + "\"";
+  const int status = std::system(cmd.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << cmd;
+  EXPECT_EQ(WEXITSTATUS(status), 3) << cmd;
+  EXPECT_EQ(read_text(log), "crumb_gen: " + (dir / "products.tsv").string() + ":" +
+                                std::to_string(line) + ": price_hi is below price_lo\n");
+  EXPECT_FALSE(fs::exists(out));
 }
 
 }  // namespace
