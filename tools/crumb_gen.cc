@@ -1,11 +1,13 @@
 // crumb_gen: writes the synthetic Crumb support-inbox dataset (train/valid/test/dev JSONL) from
-// the phrase tables in crumb_gen_*.h. Deterministic: the same seed gives the same bytes on every
-// platform, because all randomness comes from our own splitmix64 (never <random> distributions or
-// std::shuffle, whose outputs differ between standard libraries). Standard library only.
+// the phrase tables in data/crumb/phrases/*.tsv (crumb_phrases.h reads them). Deterministic: the
+// same tables and seed give the same bytes on every platform, because all randomness comes from
+// our own splitmix64 (never <random> distributions or std::shuffle, whose outputs differ between
+// standard libraries). Standard library only.
 //
-//   crumb_gen --out DIR [--seed N]
+//   crumb_gen --out DIR [--seed N] [--phrases DIR]
 //
-// Exit codes: 0 ok, 1 unexpected error, 2 bad command line, 5 cannot write the output.
+// Exit codes: 0 ok, 1 unexpected error, 2 bad command line, 3 bad phrase tables, 5 cannot write
+// the output.
 #include <algorithm>
 #include <array>
 #include <cctype>
@@ -22,15 +24,21 @@
 #include <utility>
 #include <vector>
 
-#include "crumb_gen_pairs.h"
-#include "crumb_gen_singles.h"
-#include "crumb_gen_tables.h"
+#include "crumb_phrases.h"
+
+// CMake passes the source tree's data/crumb/phrases; elsewhere, the folder relative to the
+// working directory.
+#ifndef CRUMB_GEN_PHRASES_DIR
+#define CRUMB_GEN_PHRASES_DIR "data/crumb/phrases"
+#endif
 
 namespace router::crumb {
 namespace {
 
 constexpr uint64_t kDefaultSeed = 20261130;
-constexpr const char* kUsage = "usage: crumb_gen --out DIR [--seed N]   (default seed ";
+constexpr const char* kUsage =
+    "usage: crumb_gen --out DIR [--seed N] [--phrases DIR]\n"
+    "  (default phrases " CRUMB_GEN_PHRASES_DIR ", seed ";
 
 // ---- Randomness ---------------------------------------------------------------------------------
 
@@ -113,7 +121,7 @@ const T& pick_for(std::span<const T> items, Rng& rng, Use held, Table table) {
   return pick_for(items, rng, held, table, [](const T&) { return true; });
 }
 
-const char* pick_text(std::span<const Entry> items, Rng& rng, Use held, Table table) {
+const std::string& pick_text(std::span<const Entry> items, Rng& rng, Use held, Table table) {
   return pick_for(items, rng, held, table).text;
 }
 
@@ -166,7 +174,7 @@ std::string format_amount(int rupees, int style) {
 }
 
 // Two different entries of a plain string pool, the second later in the list when `ordered`.
-std::pair<const char*, const char*> two_of(std::span<const char* const> pool, Rng& rng,
+std::pair<std::string, std::string> two_of(std::span<const std::string> pool, Rng& rng,
                                            bool ordered) {
   size_t a = rng.below(pool.size());
   size_t b = rng.below(pool.size() - 1);
@@ -175,27 +183,27 @@ std::pair<const char*, const char*> two_of(std::span<const char* const> pool, Rn
   return {pool[a], pool[b]};
 }
 
-const Product& pick_product(Rng& rng, Use held, bool needs_cake) {
-  return pick_for(std::span<const Product>(kProducts), rng, held, Table::kProduct,
+const Product& pick_product(const Phrases& ph, Rng& rng, Use held, bool needs_cake) {
+  return pick_for(std::span<const Product>(ph.products), rng, held, Table::kProduct,
                   [&](const Product& p) { return !needs_cake || p.kind == Kind::kCake; });
 }
 
 // Everything an email may mention, drawn once per email (or once per pair).
-Vars make_vars(Rng& rng, Use held, bool needs_cake) {
+Vars make_vars(const Phrases& ph, Rng& rng, Use held, bool needs_cake) {
   Vars v;
-  const std::string first = pick_text(kFirstNames, rng, held, Table::kName);
-  const std::string last = pick_text(kSurnames, rng, held, Table::kName);
+  const std::string first = pick_text(ph.first_names, rng, held, Table::kName);
+  const std::string last = pick_text(ph.surnames, rng, held, Table::kName);
   v["first"] = first;
   v["name"] = first + " " + last;
-  const Entry& place = pick_for(std::span<const Entry>(kLocalities), rng, held, Table::kPlace);
+  const Entry& place = pick_for(std::span<const Entry>(ph.localities), rng, held, Table::kPlace);
   v["locality"] = place.text;
   const Entry* place2 = &place;
   while (place2 == &place)
-    place2 = &pick_for(std::span<const Entry>(kLocalities), rng, held, Table::kPlace);
+    place2 = &pick_for(std::span<const Entry>(ph.localities), rng, held, Table::kPlace);
   v["locality2"] = place2->text;
-  v["address"] = pick_text(kAddresses, rng, held, Table::kPlace);
+  v["address"] = pick_text(ph.addresses, rng, held, Table::kPlace);
 
-  const Product& p = pick_product(rng, held, needs_cake);
+  const Product& p = pick_product(ph, rng, held, needs_cake);
   v["product"] = p.name;
   v["a_product"] = p.a_name;
   v["short"] = p.short_name;
@@ -211,7 +219,7 @@ Vars make_vars(Rng& rng, Use held, bool needs_cake) {
   const int price =
       (p.price_lo + static_cast<int>(rng.below((p.price_hi - p.price_lo) / 50 + 1)) * 50);
   v["price"] = format_amount(price, style);
-  v["fee"] = format_amount(rng.pick(std::span<const int>(kFees)), style);
+  v["fee"] = format_amount(rng.pick(std::span<const int>(ph.fees)), style);
 
   const int digits = 10000 + static_cast<int>(rng.below(90000));
   const int order_style = static_cast<int>(rng.below(10));
@@ -220,25 +228,25 @@ Vars make_vars(Rng& rng, Use held, bool needs_cake) {
                                   : "#CR") +
                std::to_string(digits);
 
-  const auto [day, day2] = two_of(kDays, rng, false);
+  const auto [day, day2] = two_of(ph.days, rng, false);
   v["day"] = day;
   v["day2"] = day2;
-  const auto [time, time2] = two_of(kTimes, rng, true);
+  const auto [time, time2] = two_of(ph.times, rng, true);
   v["time"] = time;
   v["time2"] = time2;
-  const auto [flavour, flavour2] = two_of(kFlavours, rng, false);
+  const auto [flavour, flavour2] = two_of(ph.flavours, rng, false);
   v["flavour"] = flavour;
   v["flavour2"] = flavour2;
-  const auto [size, size2] = two_of(kSizes, rng, true);
+  const auto [size, size2] = two_of(ph.sizes, rng, true);
   v["size"] = size;
   v["size2"] = size2;
-  v["late"] = rng.pick(std::span<const char* const>(kLate));
-  v["delivered"] = rng.pick(std::span<const char* const>(kDeliveredWhen));
-  v["placed"] = rng.pick(std::span<const char* const>(kPlacedWhen));
-  v["n"] = rng.pick(std::span<const char* const>(kHeadcounts));
-  v["qdate"] = rng.pick(std::span<const char* const>(kQuoteDates));
-  v["occasion"] = pick_text(kOccasions, rng, held, Table::kTemplate);
-  v["message"] = pick_text(kCakeMessages, rng, held, Table::kTemplate);
+  v["late"] = rng.pick(std::span<const std::string>(ph.late));
+  v["delivered"] = rng.pick(std::span<const std::string>(ph.delivered_when));
+  v["placed"] = rng.pick(std::span<const std::string>(ph.placed_when));
+  v["n"] = rng.pick(std::span<const std::string>(ph.headcounts));
+  v["qdate"] = rng.pick(std::span<const std::string>(ph.quote_dates));
+  v["occasion"] = pick_text(ph.occasions, rng, held, Table::kTemplate);
+  v["message"] = pick_text(ph.cake_messages, rng, held, Table::kTemplate);
   return v;
 }
 
@@ -259,40 +267,40 @@ struct Shell {
   bool lowercase = false;
 };
 
-std::span<const Entry> openers_for(Situation s) {
+std::span<const Entry> openers_for(const Phrases& ph, Situation s) {
   switch (s) {
     case Situation::kDelivered:
-      return kOpenersDelivered;
+      return ph.openers_delivered;
     case Situation::kUpcoming:
-      return kOpenersUpcoming;
+      return ph.openers_upcoming;
     case Situation::kDueToday:
-      return kOpenersDueToday;
+      return ph.openers_due_today;
     case Situation::kNone:
-      return kOpenersNone;
+      return ph.openers_none;
   }
   return {};
 }
-std::span<const Entry> subjects_for(Situation s) {
+std::span<const Entry> subjects_for(const Phrases& ph, Situation s) {
   switch (s) {
     case Situation::kDelivered:
-      return kSubjectsDelivered;
+      return ph.subjects_delivered;
     case Situation::kUpcoming:
     case Situation::kDueToday:
-      return kSubjectsPending;
+      return ph.subjects_pending;
     case Situation::kNone:
-      return kSubjectsNone;
+      return ph.subjects_none;
   }
   return {};
 }
-std::span<const Entry> fillers_for(Situation s, Tone tone) {
+std::span<const Entry> fillers_for(const Phrases& ph, Situation s, Tone tone) {
   switch (s) {
     case Situation::kDelivered:
-      return tone == Tone::kUnhappy ? std::span<const Entry>(kFillersUnhappy) : kFillersDelivered;
+      return tone == Tone::kUnhappy ? ph.fillers_unhappy : ph.fillers_delivered;
     case Situation::kUpcoming:
     case Situation::kDueToday:
-      return kFillersPending;
+      return ph.fillers_pending;
     case Situation::kNone:
-      return kFillersNone;
+      return ph.fillers_none;
   }
   return {};
 }
@@ -305,7 +313,7 @@ struct ShellOptions {
   bool stack;      // a second story may follow the first
 };
 
-Shell make_shell(Rng& rng, Use held, const Vars& v, const ShellOptions& o) {
+Shell make_shell(const Phrases& ph, Rng& rng, Use held, const Vars& v, const ShellOptions& o) {
   Shell sh;
   const size_t layout = rng.below(100);
   sh.layout = layout < 45   ? Layout::kLetter
@@ -314,15 +322,16 @@ Shell make_shell(Rng& rng, Use held, const Vars& v, const ShellOptions& o) {
                             : Layout::kShort;
 
   if (sh.layout == Layout::kLetter && rng.chance(100))
-    sh.subject = fill(pick_text(subjects_for(o.situation), rng, held, Table::kLetter), v);
-  if (sh.layout != Layout::kBare) sh.greeting = pick_text(kGreetings, rng, held, Table::kLetter);
-  sh.signoff = pick_text(kSignoffs, rng, held, Table::kLetter);
+    sh.subject = fill(pick_text(subjects_for(ph, o.situation), rng, held, Table::kLetter), v);
+  if (sh.layout != Layout::kBare) sh.greeting = pick_text(ph.greetings, rng, held, Table::kLetter);
+  sh.signoff = pick_text(ph.signoffs, rng, held, Table::kLetter);
   sh.sign_name = (sh.layout == Layout::kLetter && rng.chance(450)) ? v.at("name") : v.at("first");
 
   // Opener, maybe a filler, one or two stories.
   if (o.situation != Situation::kNone ? rng.chance(880) : rng.chance(450))
-    sh.before.push_back(fill(pick_text(openers_for(o.situation), rng, held, Table::kTemplate), v));
-  const auto fillers = fillers_for(o.situation, o.tone);
+    sh.before.push_back(
+        fill(pick_text(openers_for(ph, o.situation), rng, held, Table::kTemplate), v));
+  const auto fillers = fillers_for(ph, o.situation, o.tone);
   if (!fillers.empty() && rng.chance(200))
     sh.before.push_back(fill(pick_text(fillers, rng, held, Table::kTemplate), v));
   const std::string story = fill(pick_text(o.stories, rng, held, Table::kTemplate), v);
@@ -340,26 +349,25 @@ Shell make_shell(Rng& rng, Use held, const Vars& v, const ShellOptions& o) {
   // Closing line, maybe with an emoji.
   if (rng.chance(450)) {
     const bool push = !o.soft_only && rng.chance(500);
-    sh.after.push_back(pick_text(push ? std::span<const Entry>(kPushExtras) : kSoftExtras, rng,
-                                 held, Table::kLetter));
+    sh.after.push_back(
+        pick_text(push ? ph.push_extras : ph.soft_extras, rng, held, Table::kLetter));
   }
   if (rng.chance(90)) {
-    std::span<const char* const> emoji = kEmojiNeutral;
-    if (o.tone == Tone::kUnhappy) emoji = kEmojiUnhappy;
-    if (o.tone == Tone::kHappy) emoji = kEmojiHappy;
+    std::span<const std::string> emoji = ph.emoji_neutral;
+    if (o.tone == Tone::kUnhappy) emoji = ph.emoji_unhappy;
+    if (o.tone == Tone::kHappy) emoji = ph.emoji_happy;
     if (sh.after.empty()) sh.after.push_back("");
-    sh.after.back() += (sh.after.back().empty() ? "" : " ") + std::string(rng.pick(emoji));
+    sh.after.back() += (sh.after.back().empty() ? "" : " ") + rng.pick(emoji);
   }
 
   sh.request_first = rng.chance(120);
   sh.break_before_request = sh.layout == Layout::kLetter && rng.chance(300);
   if (sh.layout == Layout::kLetter && rng.chance(90))
-    sh.signature = fill(pick_text(kSignatures, rng, held, Table::kLetter), v);
+    sh.signature = fill(pick_text(ph.signatures, rng, held, Table::kLetter), v);
   if (sh.layout == Layout::kLetter && rng.chance(70)) {
     const bool long_quote = rng.chance(400);
-    sh.quote = fill(pick_text(long_quote ? std::span<const Entry>(kLongQuotes) : kQuotes, rng, held,
-                              Table::kLetter),
-                    v);
+    sh.quote =
+        fill(pick_text(long_quote ? ph.long_quotes : ph.quotes, rng, held, Table::kLetter), v);
   }
   if (rng.chance(120)) sh.typo_draw = rng.next() | 1;
   sh.lowercase = rng.chance(40);
@@ -387,9 +395,9 @@ std::string replace_word(const std::string& text, std::string_view word, std::st
 
 // One or two typo substitutions among the words the text contains. Both sides of a pair contain
 // the same words, so they get the same typos.
-std::string add_typos(std::string text, uint64_t draw) {
+std::string add_typos(std::string text, uint64_t draw, std::span<const Typo> typos) {
   std::vector<const Typo*> present;
-  for (const Typo& t : kTypos)
+  for (const Typo& t : typos)
     if (replace_word(text, t.word, t.typo) != text) present.push_back(&t);
   if (present.empty()) return text;
   const Typo* first = present[draw % present.size()];
@@ -411,7 +419,7 @@ std::string join(const std::vector<std::string>& sentences) {
   return out;
 }
 
-std::string render(const Shell& sh, const std::string& request) {
+std::string render(const Shell& sh, const std::string& request, std::span<const Typo> typos) {
   const std::string story = join(sh.before), closing = join(sh.after);
   std::string body;
   if (sh.request_first) {
@@ -439,7 +447,7 @@ std::string render(const Shell& sh, const std::string& request) {
       text = request;
       break;
   }
-  if (sh.typo_draw != 0) text = add_typos(text, sh.typo_draw);
+  if (sh.typo_draw != 0) text = add_typos(text, sh.typo_draw, typos);
   if (sh.lowercase)
     for (char& c : text)
       if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
@@ -493,15 +501,16 @@ struct Record {
 
 class SplitBuilder {
  public:
-  SplitBuilder(const SplitSpec& spec, uint64_t seed, std::unordered_set<std::string>& seen)
-      : spec_(spec), rng_(seed), seen_(seen) {}
+  SplitBuilder(const Phrases& ph, const SplitSpec& spec, uint64_t seed,
+               std::unordered_set<std::string>& seen)
+      : ph_(ph), spec_(spec), rng_(seed), seen_(seen) {}
 
   std::vector<Record> build() {
     const int total = spec_.per_label * kNumLabels;
     std::array<int, kNumLabels> left;
     left.fill(spec_.per_label);
     int pair_no = 0;
-    for (const PairFamily& f : kPairFamilies) {
+    for (const PairFamily& f : ph_.families) {
       const int n = (total * f.pairs_per_1000 + 500) / 1000;
       for (int i = 0; i < n; ++i) add_pair(f, ++pair_no, left);
     }
@@ -518,7 +527,7 @@ class SplitBuilder {
 
   void add_pair(const PairFamily& f, int pair_no, std::array<int, kNumLabels>& left) {
     for (int attempt = 0; attempt < 200; ++attempt) {
-      const Vars v = make_vars(rng_, spec_.held, f.needs_cake);
+      const Vars v = make_vars(ph_, rng_, spec_.held, f.needs_cake);
       const bool balanced = rng_.chance(500);
       const Frame& frame =
           pick_for(balanced ? f.balanced_frames : f.frames, rng_, spec_.held, Table::kFrame);
@@ -534,9 +543,9 @@ class SplitBuilder {
       const bool unhappy =
           f.situation == Situation::kDelivered || f.situation == Situation::kDueToday;
       const Shell sh = make_shell(
-          rng_, spec_.held, v,
+          ph_, rng_, spec_.held, v,
           {f.situation, f.stories, unhappy ? Tone::kUnhappy : Tone::kNeutral, soft, false});
-      std::string t1 = render(sh, ab), t2 = render(sh, ba);
+      std::string t1 = render(sh, ab, ph_.typos), t2 = render(sh, ba, ph_.typos);
       if (!is_new(t1) || !is_new(t2) || t1 == t2) continue;
       check_pair(t1, t2, f.name, balanced);
 
@@ -549,11 +558,11 @@ class SplitBuilder {
       --left[label_ba];
       return;
     }
-    throw std::logic_error(std::string("cannot make a new pair for ") + f.name);
+    throw std::logic_error("cannot make a new pair for " + f.name);
   }
 
   void add_single(Label label) {
-    const std::span<const Mode> modes = kModesByLabel[label];
+    const std::span<const Mode> modes = ph_.modes[label];
     int total_weight = 0;
     for (const Mode& m : modes) total_weight += m.weight;
     for (int attempt = 0; attempt < 200; ++attempt) {
@@ -566,13 +575,13 @@ class SplitBuilder {
         }
         r -= m.weight;
       }
-      const Vars v = make_vars(rng_, spec_.held, mode->needs_cake);
+      const Vars v = make_vars(ph_, rng_, spec_.held, mode->needs_cake);
       const std::string request =
           fill(pick_text(mode->requests, rng_, spec_.held, Table::kTemplate), v);
       const Shell sh =
-          make_shell(rng_, spec_.held, v,
+          make_shell(ph_, rng_, spec_.held, v,
                      {mode->situation, mode->stories, mode->tone, label == kFeedback, mode->stack});
-      std::string text = render(sh, request);
+      std::string text = render(sh, request, ph_.typos);
       if (!is_new(text)) continue;
       seen_.insert(text);
       records_.push_back({std::move(text), label, ""});
@@ -584,10 +593,10 @@ class SplitBuilder {
   // A pair must hold the same tokens in another order, and a balanced one the same bigrams too,
   // both with punctuation split off and split on whitespace alone (as fastText reads text); a
   // table typo would silently break that.
-  static void check_pair(const std::string& t1, const std::string& t2, const char* family,
+  static void check_pair(const std::string& t1, const std::string& t2, const std::string& family,
                          bool balanced) {
     const auto fail = [&](const char* what) {
-      throw std::logic_error(std::string(what) + ": " + family + "\n" + t1 + "\n" + t2);
+      throw std::logic_error(what + (": " + family) + "\n" + t1 + "\n" + t2);
     };
     const std::vector<std::string> a = tokens(t1), b = tokens(t2);
     if (a == b) fail("pair has the same token order");
@@ -602,6 +611,7 @@ class SplitBuilder {
     return std::string(width > static_cast<int>(s.size()) ? width - s.size() : 0, '0') + s;
   }
 
+  const Phrases& ph_;
   const SplitSpec& spec_;
   Rng rng_;
   std::unordered_set<std::string>& seen_;
@@ -701,6 +711,7 @@ struct UsageFailure : std::runtime_error {
 
 struct Options {
   std::filesystem::path out;
+  std::filesystem::path phrases = CRUMB_GEN_PHRASES_DIR;
   uint64_t seed = kDefaultSeed;
   bool help = false;
 };
@@ -710,11 +721,13 @@ Options parse_args(int argc, char** argv) {
   bool have_out = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
-    if ((arg == "--out" || arg == "--seed") && i + 1 >= argc)
+    if ((arg == "--out" || arg == "--seed" || arg == "--phrases") && i + 1 >= argc)
       throw UsageFailure(std::string(arg) + " needs a value");
     if (arg == "--out") {
       o.out = argv[++i];
       have_out = true;
+    } else if (arg == "--phrases") {
+      o.phrases = argv[++i];
     } else if (arg == "--seed") {
       const std::string s = argv[++i];
       if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 19)
@@ -737,19 +750,20 @@ uint64_t mix(uint64_t seed, uint64_t stream) {
 }
 
 int run(const Options& o) {
+  const Phrases ph = load_phrases(o.phrases);
   std::error_code ec;
   std::filesystem::create_directories(o.out, ec);
   if (ec || !std::filesystem::is_directory(o.out))
     throw IoFailure("cannot create output directory " + o.out.string());
 
-  std::cerr << "crumb_gen: seed " << o.seed << "\n";
+  std::cerr << "crumb_gen: seed " << o.seed << ", phrases " << o.phrases.string() << "\n";
   std::unordered_set<std::string> seen;  // texts across all splits: no duplicates, no test leaks
   uint64_t stream = 0;
   // Every split is built before any is written: a table error found in the last split must not
   // leave the first ones regenerated and the rest old.
   std::vector<std::vector<Record>> splits;
   for (const SplitSpec& spec : kSplits) {
-    splits.push_back(SplitBuilder(spec, mix(o.seed, ++stream), seen).build());
+    splits.push_back(SplitBuilder(ph, spec, mix(o.seed, ++stream), seen).build());
   }
   for (size_t i = 0; i < splits.size(); ++i) {
     const SplitSpec& spec = kSplits[i];
@@ -778,6 +792,9 @@ int main(int argc, char** argv) {
   } catch (const UsageFailure& e) {
     std::cerr << "crumb_gen: " << e.what() << "\n" << kUsage << kDefaultSeed << ")\n";
     return 2;
+  } catch (const PhraseError& e) {
+    std::cerr << "crumb_gen: " << e.what() << "\n";
+    return 3;
   } catch (const IoFailure& e) {
     std::cerr << "crumb_gen: " << e.what() << "\n";
     return 5;
