@@ -192,52 +192,94 @@ void run(TrainCli& t) {
 
 }  // namespace
 
-void add_train_command(CLI::App& app) {
-  auto t = std::make_shared<TrainCli>();
-  auto* cmd = app.add_subcommand("train", "Train a model on labelled emails");
-  auto& o = t->o;
-  cmd->add_option("--train", t->train,
-                  "Training data: JSON Lines or a JSON array of {text, label}, CSV or TSV with "
-                  "a header, fastText __label__ lines")
-      ->required();
-  cmd->add_option("--valid", t->valid,
-                  "Validation data (default: hold out --valid-share of --train)");
-  add_field_options(*cmd, t->fields);
-  cmd->add_option("-o,--output", t->output,
-                  "Where to write the model (JSON; - for standard output)")
-      ->required();
-  cmd->add_option(
-      "--config", t->config,
-      "Options from a JSON object (a model's metadata.options is one); flags override it");
-  auto add = [&](const char* flag, const char* key, auto& var, const char* help) {
-    CLI::Option* opt = cmd->add_option(flag, var, help)->capture_default_str();
-    t->by_key[key] = opt;
+namespace {
+
+// Adds options that --config can also set, in one help group, each under its JSON key.
+struct ConfigOptions {
+  CLI::App& cmd;
+  TrainCli& t;
+  std::string group;
+  template <typename V>
+  CLI::Option* operator()(const char* flag, const char* key, V& var, const char* help) {
+    CLI::Option* opt = cmd.add_option(flag, var, help)->capture_default_str()->group(group);
+    t.by_key[key] = opt;
     return opt;
-  };
-  add("--d-model", "d_model", o.config.d_model, "Model width")->check(CLI::Range(1, 4096));
-  add("--heads", "heads", o.config.n_heads, "Attention heads (must divide --d-model)")
+  }
+};
+
+// What every run names: the data, where the model goes, a recipe.
+void add_essential_options(CLI::App& cmd, TrainCli& t) {
+  const char* group = "Data and output";
+  cmd.add_option("--train", t.train,
+                 "Training data: JSON Lines or a JSON array of {text, label}, CSV or TSV with "
+                 "a header, fastText __label__ lines")
+      ->required()
+      ->group(group);
+  cmd.add_option("--valid", t.valid, "Validation data (default: hold out --valid-share of --train)")
+      ->group(group);
+  add_field_options(cmd, t.fields);
+  cmd.get_option("--text-field")->group(group);
+  cmd.get_option("--label-field")->group(group);
+  cmd.add_option("-o,--output", t.output, "Where to write the model (JSON; - for standard output)")
+      ->required()
+      ->group(group);
+  cmd.add_option(
+         "--config", t.config,
+         "Options from a JSON object (a model's metadata.options is one); flags override it")
+      ->group(group);
+  ConfigOptions add{cmd, t, group};
+  add("--labels", "labels", t.labels, "Comma-separated label order (default: sorted)");
+  add("--valid-share", "valid_share", t.valid_share, "Held-out share when --valid is absent")
+      ->check(CLI::Range(0.01, 0.5));
+  add("--threads", "threads", t.o.threads, "Threads (0 = all cores); never changes the result")
+      ->check(CLI::Range(0, 256));
+  cmd.add_flag("--record-time", t.record_time,
+               "Store the training time in the metadata (the file then differs run to run)")
+      ->group(group);
+}
+
+// The shape of the model.
+void add_architecture_options(CLI::App& cmd, TrainCli& t) {
+  ConfigOptions add{cmd, t, "Model"};
+  Config& c = t.o.config;
+  add("--d-model", "d_model", c.d_model, "Model width")->check(CLI::Range(1, 4096));
+  add("--heads", "heads", c.n_heads, "Attention heads (must divide --d-model)")
       ->check(CLI::Range(1, 256));
-  add("--layers", "layers", o.config.n_layers, "Encoder blocks")->check(CLI::Range(0, 64));
-  add("--d-ff", "d_ff", o.config.d_ff, "Feed-forward width")->check(CLI::Range(1, 16384));
-  add("--max-len", "max_len", o.config.max_len, "Tokens kept per email (the first ones)")
+  add("--layers", "layers", c.n_layers, "Encoder blocks")->check(CLI::Range(0, 64));
+  add("--d-ff", "d_ff", c.d_ff, "Feed-forward width")->check(CLI::Range(1, 16384));
+  add("--max-len", "max_len", c.max_len, "Tokens kept per email (the first ones)")
       ->check(CLI::Range(1, 8192));
-  add("--positional", "positional", t->positional, "sinusoidal or none")
+  add("--positional", "positional", t.positional, "sinusoidal or none")
       ->check(CLI::IsMember({"sinusoidal", "none"}));
-  add("--pooling", "pooling", t->pooling,
+  add("--pooling", "pooling", t.pooling,
       "mean or max: how token vectors become the email's vector (max: each column's largest "
       "value, so one clause is not diluted in a long email)")
       ->check(CLI::IsMember({"mean", "max"}));
-  add("--local-heads", "local_heads", o.local_heads,
+  add("--local-heads", "local_heads", t.o.local_heads,
       "Heads of the first layer that start out attending to the previous and the next token, "
       "alternately (sinusoidal positions; a starting point training may change)")
       ->check(CLI::Range(0, 256));
-  add("--vocab-size", "vocab_size", o.config.vocab_size, "Subword vocabulary size")
+  add("--vocab-size", "vocab_size", c.vocab_size, "Subword vocabulary size")
       ->check(CLI::Range(300, 1 << 20));
+  // A model's metadata.options names these two as its config does, and is a --config too.
+  t.by_key["n_heads"] = t.by_key.at("heads");
+  t.by_key["n_layers"] = t.by_key.at("layers");
+}
+
+// How long and how the weights learn.
+void add_schedule_options(CLI::App& cmd, TrainCli& t) {
+  ConfigOptions add{cmd, t, "Training"};
+  TrainOptions& o = t.o;
   add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));
+  add("--patience", "patience", o.patience, "Stop after this many epochs without improvement")
+      ->check(CLI::Range(1, 100000));
   add("--batch-size", "batch_size", o.batch_size, "Emails per step")->check(CLI::Range(1, 65536));
   add("--lr", "lr", o.lr, "Peak learning rate")->check(CLI::Range(0.0, 10.0));
+  add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")
+      ->check(CLI::Range(0.0, 1.0));
   add("--weight-decay", "weight_decay", o.weight_decay, "AdamW decoupled weight decay")
       ->check(CLI::Range(0.0, 10.0));
+  add("--clip", "clip", o.clip, "Max global gradient norm (0 = off)")->check(CLI::Range(0.0, 1e6));
   add("--dropout", "dropout", o.dropout, "Dropout on embeddings, attention and residuals")
       ->check(CLI::Range(0.0, 0.95));
   add("--token-dropout", "token_dropout", o.token_dropout,
@@ -253,22 +295,17 @@ void add_train_command(CLI::App& app) {
       "Keep a moving average of the weights with this decay per step, e.g. 0.999 (0 = off); "
       "validation and the saved model use it")
       ->check(CLI::Range(0.0, 0.99999));
-  add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")
-      ->check(CLI::Range(0.0, 1.0));
-  add("--patience", "patience", o.patience, "Stop after this many epochs without improvement")
-      ->check(CLI::Range(1, 100000));
-  add("--clip", "clip", o.clip, "Max global gradient norm (0 = off)")->check(CLI::Range(0.0, 1e6));
   add("--seed", "seed", o.seed, "Random seed (initialisation, shuffling, dropout)");
-  add("--threads", "threads", o.threads, "Threads (0 = all cores); never changes the result")
-      ->check(CLI::Range(0, 256));
-  add("--labels", "labels", t->labels, "Comma-separated label order (default: sorted)");
-  add("--valid-share", "valid_share", t->valid_share, "Held-out share when --valid is absent")
-      ->check(CLI::Range(0.01, 0.5));
-  // A model's metadata.options names these two as its config does, and is a --config too.
-  t->by_key["n_heads"] = t->by_key.at("heads");
-  t->by_key["n_layers"] = t->by_key.at("layers");
-  cmd->add_flag("--record-time", t->record_time,
-                "Store the training time in the metadata (the file then differs run to run)");
+}
+
+}  // namespace
+
+void add_train_command(CLI::App& app) {
+  auto t = std::make_shared<TrainCli>();
+  auto* cmd = app.add_subcommand("train", "Train a model on labelled emails");
+  add_essential_options(*cmd, *t);
+  add_architecture_options(*cmd, *t);
+  add_schedule_options(*cmd, *t);
   cmd->callback([t] { run(*t); });
 }
 

@@ -76,93 +76,127 @@ std::string model_to_binary(const Model& model, const std::string& known_words) 
   return out;
 }
 
+namespace {
+
+// The header's config (vocab_size still 0), labels and temperature, checked.
+struct Header {
+  Config config;
+  std::vector<std::string> labels;
+  double temperature = 1;
+  nlohmann::json json;
+};
+
+Header read_header(Reader& r, const std::string& name) {
+  const uint32_t header_len = r.u32("header size");
+  Header h;
+  h.json = nlohmann::json::parse(r.take(header_len, "header"));
+  for (const ConfigInt& f : kConfigInts) h.config.*f.member = header_int(h.json, f.key, name);
+  h.config.positional = positional_from_string(h.json.at("positional").get<std::string>());
+  h.config.pooling = pooling_from_string(h.json.value("pooling", std::string("mean")));
+  validate(h.config, name);
+  h.labels = h.json.at("labels").get<std::vector<std::string>>();
+  if (const auto problem = check_labels(h.labels)) throw ModelError(name + ": " + problem->what);
+  h.config.num_labels = static_cast<int>(h.labels.size());
+  h.temperature = h.json.at("temperature");
+  if (!valid_temperature(h.temperature)) {
+    throw ModelError(name + ": temperature: expected a finite number > 0");
+  }
+  return h;
+}
+
+// The vocabulary size: the header's when trusted (the tokenizer is parsed later, if ever), else
+// the tokenizer's, parsed now into `checked` and compared with the header's if it has one.
+int read_vocab_size(const nlohmann::json& h, std::string_view tok_bytes, const std::string& name,
+                    bool borrow, std::optional<Tokenizer>& checked) {
+  int vocab_size = 0;
+  if (borrow) {
+    vocab_size = header_int(h, "vocab_size", name);
+  } else {
+    checked = Tokenizer::from_serialized(std::string(tok_bytes), name);
+    vocab_size = checked->vocab_size();
+    if (h.contains("vocab_size") && header_int(h, "vocab_size", name) != vocab_size) {
+      throw ModelError(name + ": the header's vocab_size " +
+                       std::to_string(header_int(h, "vocab_size", name)) +
+                       " is not the tokenizer's " + std::to_string(vocab_size));
+    }
+  }
+  if (vocab_size <= kReservedPieces) {
+    throw ModelError(name + ": bad binary model header: \"vocab_size\" " +
+                     std::to_string(vocab_size) + " is too small");
+  }
+  return vocab_size;
+}
+
+// The tensors, in file order. Borrowed, the embedding is not even allocated (a fresh page costs
+// more than its bytes): `embed` points into the bytes instead. Untrusted, every value is checked.
+Params<float> read_params(Reader& r, const Config& c, const std::string& name, bool borrow,
+                          const float*& embed) {
+  Config shapes = c;
+  if (borrow) shapes.vocab_size = 0;
+  Params<float> p = zeros_like_config<float>(shapes);
+  embed = nullptr;
+  for (auto& t : tensors(p)) {
+    if (borrow && t.name == "embed.weight") {
+      const size_t n = static_cast<size_t>(c.vocab_size) * c.d_model * sizeof(float);
+      const char* at = r.take(n, "tensors").data();
+      if (reinterpret_cast<uintptr_t>(at) % alignof(float) == 0) {
+        embed = reinterpret_cast<const float*>(at);
+      } else {  // not where the packer put it: copy after all
+        p.embed.resize(c.vocab_size, c.d_model);
+        std::memcpy(p.embed.data(), at, n);
+      }
+      continue;
+    }
+    std::string_view data = r.take(static_cast<size_t>(t.size) * sizeof(float), "tensors");
+    std::memcpy(t.data, data.data(), data.size());
+    if (borrow) continue;  // trusted: checked when packed
+    for (int64_t i = 0; i < t.size; ++i) {
+      if (!std::isfinite(t.data[i])) {
+        throw ModelError(name + ": " + t.name + "[" + std::to_string(i) + "] is not finite");
+      }
+    }
+  }
+  return p;
+}
+
+// What follows the tensors, if anything: the table of known words, size first.
+KnownWords read_known_words(Reader& r, int vocab_size, const std::string& name, bool borrow) {
+  if (r.done()) return {};
+  const size_t rest = r.remaining();
+  const uint32_t words_len = rest >= 4 ? r.u32("known words size") : 0;
+  if (rest < 4 || words_len != rest - 4) {
+    throw ModelError(name + ": trailing bytes after the last tensor (" + std::to_string(rest) +
+                     " bytes that are not a table of known words)");
+  }
+  const std::string_view table = r.take(words_len, "known words");
+  return borrow ? KnownWords::view(table, vocab_size, name)
+                : KnownWords::copy(table, vocab_size, name);
+}
+
+}  // namespace
+
 Model model_from_binary(std::string_view bytes, const std::string& name, bool borrow) {
   Reader r(bytes, name);
   if (r.take(sizeof kMagic, "magic") != std::string_view(kMagic, sizeof kMagic)) {
     throw ModelError(name + ": not a binary router model (bad magic)");
   }
-  const uint32_t header_len = r.u32("header size");
-  nlohmann::json h;
   try {
-    h = nlohmann::json::parse(r.take(header_len, "header"));
-    Config c;
-    for (const ConfigInt& f : kConfigInts) c.*f.member = header_int(h, f.key, name);
-    c.positional = positional_from_string(h.at("positional").get<std::string>());
-    c.pooling = pooling_from_string(h.value("pooling", std::string("mean")));
-    validate(c, name);
-    auto labels = h.at("labels").get<std::vector<std::string>>();
-    if (const auto problem = check_labels(labels)) throw ModelError(name + ": " + problem->what);
-    const double temperature = h.at("temperature");
-    if (!valid_temperature(temperature)) {
-      throw ModelError(name + ": temperature: expected a finite number > 0");
-    }
-    const uint32_t tok_len = r.u32("tokenizer size");
-    const std::string_view tok_bytes = r.take(tok_len, "tokenizer");
-    // Trusted, the tokenizer waits (see from_trusted) and the header gives its size; otherwise
-    // it is parsed and checked now, and must agree with the header if the header says.
+    Header h = read_header(r, name);
+    Config& c = h.config;
+    const std::string_view tok_bytes = r.take(r.u32("tokenizer size"), "tokenizer");
     std::optional<Tokenizer> checked;
-    if (borrow) {
-      c.vocab_size = header_int(h, "vocab_size", name);
-    } else {
-      checked = Tokenizer::from_serialized(std::string(tok_bytes), name);
-      c.vocab_size = checked->vocab_size();
-      if (h.contains("vocab_size") && header_int(h, "vocab_size", name) != c.vocab_size) {
-        throw ModelError(name + ": the header's vocab_size " +
-                         std::to_string(header_int(h, "vocab_size", name)) +
-                         " is not the tokenizer's " + std::to_string(c.vocab_size));
-      }
-    }
-    if (c.vocab_size <= kReservedPieces) {
-      throw ModelError(name + ": bad binary model header: \"vocab_size\" " +
-                       std::to_string(c.vocab_size) + " is too small");
-    }
-    c.num_labels = static_cast<int>(labels.size());
+    c.vocab_size = read_vocab_size(h.json, tok_bytes, name, borrow, checked);
     const uint32_t pad = r.u32("padding size");
     if (pad >= kAlign) throw ModelError(name + ": bad padding size " + std::to_string(pad));
     r.take(pad, "padding");
-    // Borrowed, the embedding is not even allocated: a fresh page costs more than its bytes.
-    Config shapes = c;
-    if (borrow) shapes.vocab_size = 0;
-    Params<float> p = zeros_like_config<float>(shapes);
     const float* embed = nullptr;
-    for (auto& t : tensors(p)) {
-      if (borrow && t.name == "embed.weight") {
-        const size_t n = static_cast<size_t>(c.vocab_size) * c.d_model * sizeof(float);
-        const char* at = r.take(n, "tensors").data();
-        if (reinterpret_cast<uintptr_t>(at) % alignof(float) == 0) {
-          embed = reinterpret_cast<const float*>(at);
-        } else {  // not where the packer put it: copy after all
-          p.embed.resize(c.vocab_size, c.d_model);
-          std::memcpy(p.embed.data(), at, n);
-        }
-        continue;
-      }
-      std::string_view data = r.take(static_cast<size_t>(t.size) * sizeof(float), "tensors");
-      std::memcpy(t.data, data.data(), data.size());
-      if (borrow) continue;  // trusted: checked when packed
-      for (int64_t i = 0; i < t.size; ++i) {
-        if (!std::isfinite(t.data[i])) {
-          throw ModelError(name + ": " + t.name + "[" + std::to_string(i) + "] is not finite");
-        }
-      }
-    }
-    // What follows the tensors, if anything, is the table of known words, size first.
-    KnownWords words;
-    if (!r.done()) {
-      const size_t rest = r.remaining();
-      const uint32_t words_len = rest >= 4 ? r.u32("known words size") : 0;
-      if (rest < 4 || words_len != rest - 4) {
-        throw ModelError(name + ": trailing bytes after the last tensor (" + std::to_string(rest) +
-                         " bytes that are not a table of known words)");
-      }
-      const std::string_view table = r.take(words_len, "known words");
-      words = borrow ? KnownWords::view(table, c.vocab_size, name)
-                     : KnownWords::copy(table, c.vocab_size, name);
-    }
+    Params<float> p = read_params(r, c, name, borrow, embed);
+    const KnownWords words = read_known_words(r, c.vocab_size, name, borrow);
     Tokenizer tok =
         borrow ? Tokenizer::from_trusted(tok_bytes, c.vocab_size, words) : std::move(*checked);
     if (!borrow) tok.set_known_words(words);
-    Model model(c, std::move(labels), std::move(tok), std::move(p), temperature, h.at("metadata"));
+    Model model(c, std::move(h.labels), std::move(tok), std::move(p), h.temperature,
+                h.json.at("metadata"));
     if (embed) model.borrow_embedding(embed);
     return model;
   } catch (const nlohmann::json::exception& e) {
