@@ -89,7 +89,17 @@ void check_options(TrainCli& t) {
         "--train and --valid are the same file: validation will not measure generalisation");
   }
   for (const std::string* in : {&t.train, &t.valid}) {
-    if (!in->empty()) check_not_input(*in, t.output);
+    if (in->empty()) continue;
+    check_not_input(*in, t.output);
+    if (!t.o.checkpoint.empty()) check_not_input(*in, t.o.checkpoint);
+  }
+  if (!t.o.checkpoint.empty()) {
+    if (t.o.checkpoint == t.output || same_file(t.o.checkpoint, t.output)) {
+      throw UsageError(
+          "--checkpoint and -o name the same file; the model and the run's state "
+          "need a file each");
+    }
+    check_writable(t.o.checkpoint);
   }
   if (t.o.config.d_model % t.o.config.n_heads != 0) {
     throw UsageError("--heads " + std::to_string(t.o.config.n_heads) +
@@ -222,6 +232,13 @@ void add_essential_options(CLI::App& cmd, TrainCli& t) {
   cmd.get_option("--label-field")->group(group);
   cmd.add_option("-o,--output", t.output, "Where to write the model (JSON; - for standard output)")
       ->required()
+      ->group(group);
+  cmd.add_option("--checkpoint", t.o.checkpoint,
+                 "Keep the run's state in FILE at the end of every epoch (for --resume)")
+      ->group(group);
+  cmd.add_option("--resume", t.o.resume,
+                 "Continue the run a --checkpoint FILE was written for (the same data and "
+                 "options): the same model as a run never stopped")
       ->group(group);
   cmd.add_option(
          "--config", t.config,

@@ -92,6 +92,41 @@ TEST(Interrupt, TrainingKeepsTheBestModelOfTheFinishedEpochs) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// Ctrl-C, then --resume from the last epoch's checkpoint: the model of a run never stopped, byte
+// for byte (the library test, test_checkpoint.cc, resumes after every epoch).
+TEST(Interrupt, ResumingFromTheCheckpointGivesTheUninterruptedModel) {
+  TempDir tmp;
+  spit(tmp.path("d.jsonl"), training_data(1500));
+  std::vector<std::string> run = {"train",      "--train", tmp.path("d.jsonl"), "--epochs", "30",
+                                  "--patience", "30"};
+  run.insert(run.end(), kSmallModel.begin(), kSmallModel.end());
+  std::string whole;
+  for (const auto& a : run) whole += router::test::quote(a) + " ";
+  const auto uninterrupted = router::test::run_router(
+      whole + "-o " + router::test::quote(tmp.path("full.json")), tmp.dir());
+  ASSERT_EQ(uninterrupted.code, 0) << uninterrupted.err;
+
+  std::vector<std::string> args = run;
+  args.insert(args.end(), {"-o", tmp.path("cut.json"), "--checkpoint", tmp.path("run.ck")});
+  const pid_t pid = start_router(args, tmp.path("log"));
+  ASSERT_GT(pid, 0);
+  const bool started = wait_for(tmp.path("log"), "epoch  2/");
+  ::kill(pid, SIGINT);
+  ASSERT_TRUE(started) << slurp(tmp.path("log"));
+  const int code = exit_code(pid);
+  ASSERT_EQ(code, 130) << "the run ended before the signal; the test needs a longer one\n"
+                       << slurp(tmp.path("log"));
+  const auto resumed =
+      router::test::run_router(whole + "-o " + router::test::quote(tmp.path("resumed.json")) +
+                                   " --resume " + router::test::quote(tmp.path("run.ck")) +
+                                   " --checkpoint " + router::test::quote(tmp.path("run.ck")),
+                               tmp.dir());
+  ASSERT_EQ(resumed.code, 0) << resumed.err;
+  EXPECT_NE(resumed.err.find("resuming after epoch"), std::string::npos) << resumed.err;
+  EXPECT_EQ(slurp(tmp.path("resumed.json")), slurp(tmp.path("full.json")));
+  EXPECT_EQ(temp_files(tmp.dir()), 0);
+}
+
 TEST(Interrupt, TrainingStoppedBeforeItsFirstEpochEndsWritesNothing) {
   TempDir tmp;
   spit(tmp.path("d.jsonl"), training_data(60000));  // an epoch of several seconds

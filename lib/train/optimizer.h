@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "nn/params.h"
@@ -43,6 +44,14 @@ class AdamW {
   void catch_up(Params<S>& params, Params<S>* average, const std::vector<int32_t>* rows,
                 int threads = 1);
   int64_t steps() const { return t_; }
+  // The whole state when every row is up to date (after catch_up of every row), for a
+  // checkpoint: the moments and the step count. Read or set only then.
+  const Params<S>& first_moments() const { return m_; }
+  const Params<S>& second_moments() const { return v_; }
+  void restore(Params<S> first_moments, Params<S> second_moments, int64_t steps) {
+    m_ = std::move(first_moments), v_ = std::move(second_moments), t_ = steps;
+    history_.clear(), row_steps_.clear(), history_base_ = steps;
+  }
   // Steps whose constants are kept for put-off rows: since every row was last up to date.
   int64_t steps_kept() const { return static_cast<int64_t>(history_.size()); }
 

@@ -13,10 +13,12 @@
 #include "base/parallel.h"
 #include "base/random_streams.h"
 #include "base/rng.h"
+#include "base/sha256.h"
 #include "base/signals.h"
 #include "nn/encoder.h"
 #include "nn/positional.h"
 #include "train/calibration.h"
+#include "train/checkpoint.h"
 #include "train/optimizer.h"
 
 namespace router {
@@ -278,6 +280,50 @@ class Training {
 
   Params<float>& best() { return best_; }
   const Eval& best_eval() const { return best_eval_; }
+  // False once early stopping has decided (a resumed run that had stopped).
+  bool stopped() const { return since_best_ >= o_.patience; }
+
+  // The state after epoch `epoch`, judged (every embedding row is then up to date).
+  void save(const std::string& path, int epoch, const std::string& fingerprint,
+            const TrainResult& result) const {
+    Checkpoint c;
+    c.fingerprint = fingerprint;
+    c.epoch = epoch;
+    c.step = step_;
+    c.best_epoch = result.best_epoch;
+    c.since_best = since_best_;
+    c.params = params_;
+    c.first_moments = opt_.first_moments();
+    c.second_moments = opt_.second_moments();
+    if (o_.ema > 0) c.average = avg_;
+    c.best = best_;
+    write_checkpoint(path, c);
+  }
+
+  // Continues from a checkpoint of this run; returns the epochs it had finished.
+  int restore(const std::string& path, const std::string& fingerprint, TrainResult& result) {
+    Checkpoint c = read_checkpoint(path, cfg_);
+    if (c.fingerprint != fingerprint) {
+      throw InputError(path +
+                       ": a checkpoint of another run (other data or options); resume "
+                       "with the data and options that wrote it");
+    }
+    if (c.average.layers.empty() != (o_.ema == 0)) {
+      throw InputError(path + ": a checkpoint of another run (--ema differs)");
+    }
+    params_ = std::move(c.params);
+    opt_.restore(std::move(c.first_moments), std::move(c.second_moments), c.step);
+    if (o_.ema > 0) avg_ = std::move(c.average);
+    best_ = std::move(c.best);
+    best_eval_ = evaluate(best_, cfg_, positions_, d_.valid_ids, d_.valid_y, o_.threads);
+    step_ = c.step;
+    since_best_ = c.since_best;
+    result.best_epoch = c.best_epoch;
+    result.epochs_run = c.epoch;
+    spdlog::info("resuming after epoch {} of {} (best so far: epoch {}, valid acc {:.4f})", c.epoch,
+                 o_.epochs, c.best_epoch, best_eval_.accuracy);
+    return c.epoch;
+  }
 
  private:
   // One step: the batch `members` cut into shards, each shard's forward and backward pass in
@@ -451,6 +497,23 @@ class Training {
   int64_t step_ = 0;
 };
 
+// What a checkpoint must match to be resumed: the recipe and every example, in order.
+std::string run_fingerprint(const std::vector<Example>& train, const std::vector<Example>& valid,
+                            const TrainOptions& o) {
+  Sha256 h;
+  h.update(options_json(o).dump());
+  for (const auto* set : {&train, &valid}) {
+    h.update("\n--\n");
+    for (const Example& e : *set) {
+      h.update(e.label);
+      h.update(std::string_view("\0", 1));
+      h.update(e.text);
+      h.update("\n");
+    }
+  }
+  return h.hex_digest();
+}
+
 }  // namespace
 
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
@@ -459,8 +522,15 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   check_options(o);
   Prepared d = prepare(train, valid, o);
   Training run(d, o, hooks);
-  for (int epoch = 1; epoch <= o.epochs; ++epoch) {
-    if (!run.epoch(epoch, t0, result)) break;
+  const std::string fingerprint =
+      o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);
+  const int done = o.resume.empty() ? 0 : run.restore(o.resume, fingerprint, result);
+  for (int epoch = done + 1; epoch <= o.epochs && !run.stopped(); ++epoch) {
+    const bool go_on = run.epoch(epoch, t0, result);
+    if (!o.checkpoint.empty() && !result.interrupted) {
+      run.save(o.checkpoint, epoch, fingerprint, result);
+    }
+    if (!go_on) break;
   }
   const Eval& best = run.best_eval();
   if (best.accuracy < 0) throw InterruptedError();  // not one epoch finished: nothing to keep

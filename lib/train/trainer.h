@@ -43,6 +43,9 @@ struct TrainOptions {
   uint64_t seed = 42;
   int threads = 0;                  // 0 = all cores
   std::vector<std::string> labels;  // label order; empty = sorted
+  // Files, not part of the recipe (options_json): where to keep the run's state at the end of
+  // every epoch, and a state to continue from (train/checkpoint.h); "" for none.
+  std::string checkpoint, resume;
 };
 
 // One line of progress per epoch.

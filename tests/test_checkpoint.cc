@@ -1,0 +1,102 @@
+// --checkpoint and --resume (train/checkpoint.h): a run continued from the state of any finished
+// epoch ends with the same model, to the byte, as a run never stopped, with every option that
+// draws randomness or keeps state on (dropout, word dropout, BPE-dropout, the moving average,
+// local heads), on another thread count; a checkpoint of another run is refused.
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "base/errors.h"
+#include "base/rng.h"
+#include "model/json_format.h"
+#include "test_support.h"
+#include "train/trainer.h"
+
+namespace router {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::vector<Example> sorted_pairs(int n, uint64_t seed) {
+  static const char* kWords[] = {"cake", "fee", "rider", "order", "box", "today", "late", "sweet"};
+  Rng rng(seed);
+  std::vector<Example> out;
+  for (int i = 0; i < n; ++i) {
+    const std::string a = kWords[rng.below(8)], b = kWords[rng.below(8)];
+    Example e;
+    e.text = "please " + a + " not " + b + " thanks";
+    e.label = a < b ? "first" : "second";
+    e.where = "pairs:" + std::to_string(i + 1);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+TrainOptions options(int threads) {
+  TrainOptions o;
+  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
+  o.config.max_len = 32, o.config.vocab_size = 300;
+  o.epochs = 4, o.patience = 4, o.batch_size = 16, o.lr = 1e-2, o.seed = 5, o.threads = threads;
+  o.dropout = 0.1, o.token_dropout = 0.1, o.bpe_dropout = 0.1, o.ema = 0.9, o.local_heads = 1;
+  return o;
+}
+
+TEST(Checkpoint, ResumingAfterAnyEpochGivesTheSameModel) {
+  router::test::TempDir tmp("router_checkpoint");
+  const auto train = sorted_pairs(300, 1), valid = sorted_pairs(80, 2);
+  TrainOptions o = options(1);
+  o.checkpoint = tmp.path("run.ck");
+  // The checkpoint of each finished epoch, copied aside as the next epoch is reported.
+  TrainHooks hooks;
+  hooks.on_epoch = [&](const EpochReport& r) {
+    if (r.epoch > 1) {
+      fs::copy_file(o.checkpoint, tmp.path("after" + std::to_string(r.epoch - 1) + ".ck"));
+    }
+  };
+  TrainResult full_result;
+  const std::string full = model_to_json(train_model(train, valid, o, hooks, full_result));
+  ASSERT_EQ(full_result.epochs_run, 4);
+  for (int done = 1; done <= 4; ++done) {
+    const std::string from = done < 4 ? tmp.path("after" + std::to_string(done) + ".ck")
+                                      : o.checkpoint;  // the last: nothing left to run
+    TrainOptions resumed = options(2);
+    resumed.resume = from;
+    TrainResult r;
+    EXPECT_EQ(model_to_json(train_model(train, valid, resumed, {}, r)), full)
+        << "resumed after epoch " << done;
+    EXPECT_EQ(r.best_epoch, full_result.best_epoch) << done;
+    EXPECT_EQ(r.epochs_run, 4) << done;
+  }
+}
+
+TEST(Checkpoint, AnotherRunsCheckpointIsRefused) {
+  router::test::TempDir tmp("router_checkpoint_other");
+  const auto train = sorted_pairs(200, 1), valid = sorted_pairs(60, 2);
+  TrainOptions o = options(1);
+  o.epochs = 1;
+  o.checkpoint = tmp.path("run.ck");
+  TrainResult r;
+  train_model(train, valid, o, {}, r);
+  TrainOptions other = options(1);
+  other.epochs = 1;
+  other.lr = 2e-2;  // another recipe
+  other.resume = o.checkpoint;
+  EXPECT_THROW(train_model(train, valid, other, {}, r), InputError);
+  TrainOptions more_data = options(1);
+  more_data.epochs = 1;
+  more_data.resume = o.checkpoint;
+  EXPECT_THROW(train_model(sorted_pairs(201, 1), valid, more_data, {}, r), InputError);
+  router::test::spit(tmp.path("junk.ck"), "not a checkpoint at all");
+  more_data.resume = tmp.path("junk.ck");
+  try {
+    train_model(train, valid, more_data, {}, r);
+    ADD_FAILURE() << "a file that is no checkpoint was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("junk.ck: not a training checkpoint"), std::string::npos)
+        << e.what();
+  }
+}
+
+}  // namespace
+}  // namespace router
