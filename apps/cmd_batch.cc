@@ -118,8 +118,7 @@ void parse_mail(Slot& s) {
 // text in place (replacing an existing "prediction", or appended at the end).
 void serialise(const Model& model, const BatchOptions& o, Slot& s) {
   const Prediction& p = s.prediction;
-  const std::string pred =
-      prediction_text(model, p, o.k, needs_review(p, o.min_confidence) ? kNeedsReview : "");
+  const std::string pred = prediction_text(model, p, o.k, shown_label(model, p, o.min_confidence));
   s.had_prediction = s.value.contains("prediction");
   s.out = record_with_prediction(s.value, pred);
 }
@@ -314,8 +313,9 @@ struct Tally {
 // The output text of one chunk's slots, in input order, counted in `tally` and, for records with
 // a label, added to `metrics`. With --on-error fail the first invalid slot is thrown, after what
 // came before it in the chunk is written.
-std::string chunk_text(const BatchOptions& o, bool array, std::vector<Slot>& chunk, OutputFile& out,
-                       MetricsAccumulator& metrics, Tally& tally) {
+std::string chunk_text(const Model& model, const BatchOptions& o, bool array,
+                       std::vector<Slot>& chunk, OutputFile& out, MetricsAccumulator& metrics,
+                       Tally& tally) {
   std::string buffer;
   auto append = [&](const std::string& record) {
     buffer += array ? (tally.first ? "\n" : ",\n") : "";
@@ -349,8 +349,8 @@ std::string chunk_text(const BatchOptions& o, bool array, std::vector<Slot>& chu
     if (label != nullptr && label->is_string()) {
       const auto& truth = label->get_ref<const std::string&>();
       const int t = metrics.index_of(truth);
-      metrics.add(truth, s.prediction.label, s.prediction.confidence, pair_id(s.value),
-                  t >= 0 ? rank_of(s.prediction.probs, t) : -1);
+      metrics.add(truth, scored_label(model, s.prediction), s.prediction.confidence,
+                  pair_id(s.value), truth_rank(s.prediction, t));
     } else {
       ++tally.unlabelled;
     }
@@ -399,7 +399,7 @@ void run(BatchOptions o) {
       o.min_confidence >= 0 ? std::optional<double>(o.min_confidence) : std::nullopt;
   // Top-k accuracy only when it says something: with k >= K it is 1 by definition.
   const int K = static_cast<int>(model.labels().size());
-  MetricsAccumulator metrics(model.labels(), threshold, o.k < K ? o.k : 0);
+  MetricsAccumulator metrics = model_metrics(model, threshold, o.k < K ? o.k : 0);
 
   int64_t total = 0;
   if (const auto single = inputs.single_file(); single && !array && progress_shown()) {
@@ -419,7 +419,7 @@ void run(BatchOptions o) {
     // are still labelled and written first, so the error reported is the first in the input.
     end = !inputs.fill(chunk, o.on_error == "fail");
     label_chunk(model, o, chunk);
-    out.write(chunk_text(o, array, chunk, out, metrics, tally));
+    out.write(chunk_text(model, o, array, chunk, out, metrics, tally));
     if (inputs.streaming()) out.flush();
     bar.update(tally.done + tally.skipped, total);
   }

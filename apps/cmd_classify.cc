@@ -80,7 +80,7 @@ std::string result_line(const Model& model, const ClassifyOptions& o, const Pred
       out += (j ? "\t" : "") + model.labels()[top[j]] + "\t" + format_fixed(p.probs[top[j]], 4);
     }
   } else {
-    out = (review ? kNeedsReview : model.labels()[p.label]) + "\t" + format_fixed(p.confidence, 4);
+    out = shown_label(model, p, o.min_confidence) + "\t" + format_fixed(p.confidence, 4);
   }
   return out + '\n';
 }

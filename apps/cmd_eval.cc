@@ -55,13 +55,13 @@ void run(const EvalOptions& o) {
 
   const std::optional<double> threshold =
       o.min_confidence >= 0 ? std::optional<double>(o.min_confidence) : std::nullopt;
-  MetricsAccumulator metrics(model.labels(), threshold, o.k);
+  MetricsAccumulator metrics = model_metrics(model, threshold, o.k);
   int truncated = 0;
   for (int i = 0; i < n; ++i) {
     const Prediction& p = preds[i];
     const int t = metrics.index_of(examples[i].label);
-    metrics.add(examples[i].label, p.label, p.confidence, examples[i].pair,
-                t >= 0 ? rank_of(p.probs, t) : -1);
+    metrics.add(examples[i].label, scored_label(model, p), p.confidence, examples[i].pair,
+                truth_rank(p, t));
     truncated += p.truncated;
   }
   const Evaluation e = metrics.finish();

@@ -30,7 +30,7 @@ std::vector<std::string> verdict(const FilterOptions& o, const std::string& mess
   const MailText mail = parse_message(message, "the message");
   const Model model = load_model_or_default(o.model);
   const Prediction p = label_message(model, mail, !o.no_header_rules, "the message");
-  std::vector<std::string> fields = {"X-Router-Label: " + model.labels()[p.label],
+  std::vector<std::string> fields = {"X-Router-Label: " + model.label_of(p),
                                      "X-Router-Confidence: " + format_fixed(p.confidence, 4)};
   if (!p.rule.empty()) fields.push_back("X-Router-Rule: " + header_value(p.rule));
   if (o.k > 0) {

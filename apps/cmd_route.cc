@@ -131,7 +131,7 @@ void classify(const Model& model, const RouteOptions& o, Message& m) {
   try {
     const MailText mail = parse_message(m.raw, m.where);
     const Prediction p = label_message(model, mail, !o.no_header_rules, m.where);
-    m.label = needs_review(p, o.min_confidence) ? kNeedsReview : model.labels()[p.label];
+    m.label = shown_label(model, p, o.min_confidence);
     m.confidence = p.confidence;
   } catch (const Error& e) {
     m.error = e.what();

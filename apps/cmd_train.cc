@@ -171,6 +171,13 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
                            {"ece_before_calibration", result.ece_before},
                            {"ece_after_calibration", result.ece_after},
                            {"temperature", result.temperature}};
+  if (result.rejection) {
+    meta["valid_metrics"]["rejected_below"] = result.rejection->below;
+    meta["valid_metrics"]["in_scope_accuracy"] = result.reject_in_scope_accuracy;
+    if (result.reject_recall >= 0) {
+      meta["valid_metrics"]["out_of_scope_recall"] = result.reject_recall;
+    }
+  }
   if (result.interrupted) meta["interrupted"] = true;
   // Wall-clock values would make two identical trainings differ, so they are opt-in.
   if (t.record_time) meta["training_seconds"] = result.seconds;
@@ -188,6 +195,16 @@ void run(TrainCli& t) {
   spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
                result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
                result.ece_after);
+  if (const auto& r = result.rejection) {
+    spdlog::info(
+        "none of these: below confidence {:.4f} an email is \"{}\" (validation: in-scope "
+        "accuracy {:.4f}{})",
+        r->below, r->label, result.reject_in_scope_accuracy,
+        result.reject_recall < 0
+            ? fmt::format(", no out-of-scope example: the least confident {:g}% rejected",
+                          100 * kRejectShare)
+            : fmt::format(", out-of-scope recall {:.4f}", result.reject_recall));
+  }
   for (const auto& a : training_advice(result, t.o, best_train_accuracy)) spdlog::warn("{}", a);
   model.mutable_metadata() = metadata(t, train, valid, result);
   save_model(model, t.output);
@@ -248,6 +265,10 @@ void add_essential_options(CLI::App& cmd, TrainCli& t) {
   add("--labels", "labels", t.labels, "Comma-separated label order (default: sorted)");
   add("--valid-share", "valid_share", t.valid_share, "Held-out share when --valid is absent")
       ->check(CLI::Range(0.01, 0.5));
+  add("--out-of-scope", "out_of_scope", t.o.out_of_scope,
+      "The label of mail that is none of the others (e.g. oos): learn a confidence below which "
+      "an email gets it, from validation examples of it (or, with none, rejecting the least "
+      "confident 5%); the training data may have it too");
   add("--threads", "threads", t.o.threads, "Threads (0 = all cores); never changes the result")
       ->check(CLI::Range(0, 256));
   cmd.add_flag("--record-time", t.record_time,

@@ -42,7 +42,33 @@ void add_min_confidence_option(CLI::App& cmd, double& min_confidence, const std:
 }
 
 bool needs_review(const Prediction& p, double min_confidence) {
-  return min_confidence >= 0 && p.rule.empty() && p.confidence < min_confidence;
+  return min_confidence >= 0 && p.rule.empty() && !p.rejected && p.confidence < min_confidence;
+}
+
+std::string shown_label(const Model& model, const Prediction& p, double min_confidence) {
+  return needs_review(p, min_confidence) ? kNeedsReview : model.label_of(p);
+}
+
+MetricsAccumulator model_metrics(const Model& model, std::optional<double> min_confidence, int k) {
+  std::vector<std::string> labels = model.labels();
+  const auto& reject = model.rejection();
+  if (reject && std::find(labels.begin(), labels.end(), reject->label) == labels.end()) {
+    labels.push_back(reject->label);
+  }
+  MetricsAccumulator metrics(std::move(labels), min_confidence, k);
+  if (reject) metrics.set_out_of_scope(reject->label);
+  return metrics;
+}
+
+int scored_label(const Model& model, const Prediction& p) {
+  if (!p.rejected) return p.label;
+  const auto& labels = model.labels();
+  return static_cast<int>(std::find(labels.begin(), labels.end(), model.rejection()->label) -
+                          labels.begin());  // labels.size(): the label of its own, last
+}
+
+int truth_rank(const Prediction& p, int t) {
+  return t >= 0 && t < static_cast<int>(p.probs.size()) ? rank_of(p.probs, t) : -1;
 }
 
 void add_field_options(CLI::App& cmd, Fields& fields) {
@@ -65,8 +91,9 @@ double float_value(float v) { return std::strtod(float_text(v).c_str(), nullptr)
 std::string prediction_text(const Model& model, const Prediction& p, int k,
                             const std::string& label) {
   const auto& labels = model.labels();
-  std::string out = "{\"label\":" + nlohmann::json(label.empty() ? labels[p.label] : label).dump() +
-                    ",\"confidence\":" + float_text(p.confidence) + ",\"top_k\":[";
+  std::string out =
+      "{\"label\":" + nlohmann::json(label.empty() ? model.label_of(p) : label).dump() +
+      ",\"confidence\":" + float_text(p.confidence) + ",\"top_k\":[";
   const auto top = top_k(p, k);
   for (size_t j = 0; j < top.size(); ++j) {
     out += (j ? ",{\"label\":" : "{\"label\":") + nlohmann::json(labels[top[j]]).dump() +
@@ -75,6 +102,7 @@ std::string prediction_text(const Model& model, const Prediction& p, int k,
   out += ']';
   if (p.truncated) out += ",\"truncated\":true";
   if (!p.rule.empty()) out += ",\"rule\":" + nlohmann::json(p.rule).dump();
+  if (p.rejected) out += ",\"rejected\":true";
   return out + '}';
 }
 
@@ -116,11 +144,11 @@ nlohmann::json prediction_json(const Model& model, const Prediction& p, int k) {
   for (int i : top_k(p, k)) {
     top.push_back({{"label", model.labels()[i]}, {"score", float_value(p.probs[i])}});
   }
-  nlohmann::json out = {{"label", model.labels()[p.label]},
-                        {"confidence", float_value(p.confidence)},
-                        {"top_k", top}};
+  nlohmann::json out = {
+      {"label", model.label_of(p)}, {"confidence", float_value(p.confidence)}, {"top_k", top}};
   if (p.truncated) out["truncated"] = true;
   if (!p.rule.empty()) out["rule"] = p.rule;
+  if (p.rejected) out["rejected"] = true;
   return out;
 }
 

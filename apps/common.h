@@ -9,6 +9,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "analysis/metrics.h"
 #include "base/files.h"
 #include "input/dataset.h"
 #include "input/mail.h"
@@ -38,6 +39,18 @@ inline constexpr const char* kNeedsReview = "needs_review";
 // True when `min_confidence` is set (>= 0) and `p`, chosen by the model rather than a mail rule,
 // is less confident.
 bool needs_review(const Prediction& p, double min_confidence);
+// The label to show for `p`: "needs_review" as above, the model's rejection label for a rejected
+// prediction ("none of these"), else the predicted label.
+std::string shown_label(const Model& model, const Prediction& p, double min_confidence = -1);
+
+// What eval and batch score with: the model's labels, and its rejection label too when that is
+// not one of them, scored as the out-of-scope label (Evaluation::out_of_scope).
+MetricsAccumulator model_metrics(const Model& model, std::optional<double> min_confidence, int k);
+// The index of p's shown label (Model::label_of) among those labels.
+int scored_label(const Model& model, const Prediction& p);
+// The rank of the true label `t` (an index among those labels) in p, or -1 when the model has
+// no such label (the rejection label of its own).
+int truth_rank(const Prediction& p, int t);
 
 // Adds --text-field and --label-field to `cmd`, bound to `fields`.
 void add_field_options(CLI::App& cmd, Fields& fields);
@@ -53,8 +66,9 @@ Prediction label_message(const Model& model, const MailText& mail, bool header_r
 std::string problem_text(Problem problem, bool mail, const std::string& field = "text");
 
 // {"label": ..., "confidence": ..., "top_k": [{"label": ..., "score": ...}, ...]}, k best first,
-// then "truncated": true when the email had more tokens than the model reads (max_len), and
-// "rule": "..." when a mail rule, not the model, chose the label.
+// then "truncated": true when the email had more tokens than the model reads (max_len),
+// "rule": "..." when a mail rule, not the model, chose the label, and "rejected": true when the
+// label is the model's rejection label (the confidence is then the best guess's, below its bar).
 nlohmann::json prediction_json(const Model& model, const Prediction& p, int k);
 // The same object as compact JSON text, each number the shortest decimal that reads back to the
 // same float (0.9f prints as 0.9). nlohmann would print the float widened to a double, and its

@@ -104,6 +104,18 @@ Evaluation MetricsAccumulator::finish() const {
     if (covered_ > 0) c.accuracy = static_cast<double>(covered_right_) / covered_;
     e.coverage = c;
   }
+  if (const int o = index_of(out_of_scope_); o >= 0) {
+    OutOfScope s;
+    s.label = out_of_scope_;
+    s.out_of_scope = e.per_label[o].support;
+    s.recalled = confusion_[o][o];
+    s.in_scope = n_ - s.out_of_scope;
+    s.in_scope_right = e.right - s.recalled;
+    s.in_scope_accuracy =
+        ratio(static_cast<double>(s.in_scope_right), static_cast<double>(s.in_scope));
+    s.recall = ratio(static_cast<double>(s.recalled), static_cast<double>(s.out_of_scope));
+    e.out_of_scope = s;
+  }
   e.top_k = top_k_;
   e.top_k_right = top_k_right_;
   e.top_k_accuracy = ratio(static_cast<double>(top_k_right_), static_cast<double>(n_));
@@ -240,6 +252,13 @@ std::string evaluation_text(const Evaluation& e, int digits) {
            std::to_string(e.n) + "); accuracy on covered: " +
            (c.accuracy ? fixed(*c.accuracy, digits) : std::string("n/a")) + "\n";
   }
+  if (e.out_of_scope) {
+    const OutOfScope& s = *e.out_of_scope;
+    out += "in-scope accuracy: " + fixed(s.in_scope_accuracy, digits) + " (" +
+           std::to_string(s.in_scope_right) + " of " + std::to_string(s.in_scope) + "); \"" +
+           s.label + "\" recall: " + fixed(s.recall, digits) + " (" + std::to_string(s.recalled) +
+           " of " + std::to_string(s.out_of_scope) + ")\n";
+  }
   if (e.n_unknown > 0) {
     out += "not scored: " + std::to_string(e.n_unknown) + " record(s) whose label the model lacks:";
     for (const auto& [label, count] : e.unknown_labels) {
@@ -287,6 +306,14 @@ nlohmann::ordered_json evaluation_json(const Evaluation& e) {
     j["top_k_accuracy"] = {{"k", e.top_k}, {"accuracy", e.top_k_accuracy}};
   } else {
     j["top_k_accuracy"] = nullptr;
+  }
+  if (e.out_of_scope) {
+    const OutOfScope& s = *e.out_of_scope;
+    j["out_of_scope"] = {{"label", s.label},
+                         {"in_scope_accuracy", s.in_scope_accuracy},
+                         {"in_scope", s.in_scope},
+                         {"recall", s.recall},
+                         {"out_of_scope", s.out_of_scope}};
   }
   j["n_unknown"] = e.n_unknown;
   j["unknown_labels"] = ojson::object();

@@ -30,6 +30,14 @@ struct Coverage {
   std::optional<double> accuracy;  // covered_right / covered; empty when nothing is covered
 };
 
+// "None of these" scored as the CLINC150 paper does (Larson et al., 2019): accuracy on the records
+// whose true label is not the out-of-scope one, and the recall of that label.
+struct OutOfScope {
+  std::string label;
+  int64_t in_scope = 0, in_scope_right = 0, out_of_scope = 0, recalled = 0;
+  double in_scope_accuracy = 0, recall = 0;
+};
+
 struct Evaluation {
   std::vector<std::string> labels;  // (K) the model's labels: confusion axes
   std::vector<bool> reported;       // (K) true label or prediction of some record
@@ -40,11 +48,12 @@ struct Evaluation {
   LabelScores macro, weighted;                  // over the reported labels only, as sklearn does
   std::vector<std::vector<int64_t>> confusion;  // (K, K): [true][predicted]
   int64_t pair_groups = 0, pair_groups_right = 0;
-  std::optional<double> pair_accuracy;  // empty when no pair id is shared by 2+ records
-  double ece = 0;                       // 15 equal-width bins
-  std::optional<Coverage> coverage;     // with a threshold only
-  int top_k = 0;                        // 0: top-k accuracy not asked for
-  int64_t top_k_right = 0;              // true label among the top_k best
+  std::optional<double> pair_accuracy;     // empty when no pair id is shared by 2+ records
+  double ece = 0;                          // 15 equal-width bins
+  std::optional<Coverage> coverage;        // with a threshold only
+  std::optional<OutOfScope> out_of_scope;  // with an out-of-scope label only
+  int top_k = 0;                           // 0: top-k accuracy not asked for
+  int64_t top_k_right = 0;                 // true label among the top_k best
   double top_k_accuracy = 0;
   std::map<std::string, int64_t> unknown_labels;  // label the model lacks -> records (not scored)
   int64_t n_unknown = 0;
@@ -65,6 +74,9 @@ class MetricsAccumulator {
   void add(const std::string& truth, int predicted, double confidence, const std::string& pair = "",
            int truth_rank = -1);
 
+  // Also score `label` as the out-of-scope one (Evaluation::out_of_scope); one of the labels.
+  void set_out_of_scope(const std::string& label) { out_of_scope_ = label; }
+
   // Index of `label` in the labels, or -1.
   int index_of(const std::string& label) const;
 
@@ -75,6 +87,7 @@ class MetricsAccumulator {
   std::vector<std::string> labels_;
   std::map<std::string, int> index_;
   std::optional<double> threshold_;
+  std::string out_of_scope_;
   int top_k_ = 0;
   int64_t top_k_right_ = 0;
   std::vector<std::vector<int64_t>> confusion_;

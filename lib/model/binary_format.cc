@@ -55,6 +55,10 @@ std::string model_to_binary(const Model& model, const std::string& known_words) 
   header["labels"] = model.labels();
   header["temperature"] = model.temperature();
   header["metadata"] = model.metadata();
+  if (const auto& r = model.rejection()) {
+    header["reject_below"] = r->below;
+    header["reject_label"] = r->label;
+  }
   const std::string h = header.dump();
   std::string out(kMagic, sizeof kMagic);
   put_u32(out, static_cast<uint32_t>(h.size()));
@@ -83,6 +87,7 @@ struct Header {
   Config config;
   std::vector<std::string> labels;
   double temperature = 1;
+  std::optional<Rejection> rejection;
   nlohmann::json json;
 };
 
@@ -100,6 +105,13 @@ Header read_header(Reader& r, const std::string& name) {
   h.temperature = h.json.at("temperature");
   if (!valid_temperature(h.temperature)) {
     throw ModelError(name + ": temperature: expected a finite number > 0");
+  }
+  if (h.json.contains("reject_below") || h.json.contains("reject_label")) {
+    h.rejection = Rejection{h.json.at("reject_below").get<double>(),
+                            h.json.at("reject_label").get<std::string>()};
+    if (!(h.rejection->below >= 0 && h.rejection->below <= 1) || h.rejection->label.empty()) {
+      throw ModelError(name + ": bad rejection rule (reject_below, reject_label)");
+    }
   }
   return h;
 }
@@ -198,6 +210,7 @@ Model model_from_binary(std::string_view bytes, const std::string& name, bool bo
     Model model(c, std::move(h.labels), std::move(tok), std::move(p), h.temperature,
                 h.json.at("metadata"));
     if (embed) model.borrow_embedding(embed);
+    model.set_rejection(h.rejection);
     return model;
   } catch (const nlohmann::json::exception& e) {
     throw ModelError(name + ": bad binary model header: " + e.what());

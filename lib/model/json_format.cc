@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 
 #include "base/base64.h"
@@ -150,6 +151,20 @@ std::vector<std::string> read_labels(const Checker& c, const json& j) {
   return labels;
 }
 
+// "reject_below" and "reject_label" of /calibration: both or neither.
+std::optional<Rejection> read_rejection(const Checker& c, const json& cal) {
+  const bool below = cal.contains("reject_below"), label = cal.contains("reject_label");
+  if (!below && !label) return std::nullopt;
+  if (below != label) c.fail("/calibration", "reject_below and reject_label go together");
+  const json& b = cal["reject_below"];
+  if (!b.is_number() || !(b.get<double>() >= 0 && b.get<double>() <= 1)) {
+    c.fail("/calibration/reject_below", "expected a number from 0 to 1");
+  }
+  const std::string& name = c.string(cal["reject_label"], "/calibration/reject_label");
+  if (name.empty()) c.fail("/calibration/reject_label", "empty label");
+  return Rejection{b.get<double>(), name};
+}
+
 Tokenizer read_tokenizer(const Checker& c, const json& j) {
   const std::string p = "/tokenizer";
   if (!j.is_object()) c.fail(p, "expected an object");
@@ -274,10 +289,11 @@ Model load_parsed(const json& j, const std::string& name,
   config.vocab_size = tok.vocab_size();
   config.num_labels = static_cast<int>(labels.size());
   double temperature = 1.0;
+  std::optional<Rejection> rejection;
   if (j.contains("calibration")) {
     const json& cal = j["calibration"];
     if (!cal.is_object()) c.fail("/calibration", "expected an object");
-    c.only_keys(cal, "/calibration", {"temperature"});
+    c.only_keys(cal, "/calibration", {"temperature", "reject_below", "reject_label"});
     if (cal.contains("temperature")) {
       const json& t = cal["temperature"];
       if (!t.is_number() || !valid_temperature(t.get<double>())) {
@@ -285,6 +301,7 @@ Model load_parsed(const json& j, const std::string& name,
       }
       temperature = t.get<double>();
     }
+    rejection = read_rejection(c, cal);
   }
   json metadata = json::object();
   if (j.contains("metadata")) {
@@ -293,8 +310,10 @@ Model load_parsed(const json& j, const std::string& name,
   }
   Params<float> params = zeros_like_config<float>(config);
   read_tensors(c, c.member(j, "", "tensors"), params, fast);
-  return Model(config, std::move(labels), std::move(tok), std::move(params), temperature,
-               std::move(metadata));
+  Model model(config, std::move(labels), std::move(tok), std::move(params), temperature,
+              std::move(metadata));
+  model.set_rejection(std::move(rejection));
+  return model;
 }
 
 }  // namespace
@@ -330,7 +349,12 @@ std::string model_to_json(const Model& model) {
               {{"lowercase", true}, {"collapse_whitespace", true}, {"pretokenizer", "router-v1"}}},
              {"vocab", model.tokenizer().vocab()},
              {"model", base64_encode(model.tokenizer().serialized())}});
-  field("calibration", json{{"temperature", model.temperature()}});
+  json calibration = {{"temperature", model.temperature()}};
+  if (const auto& r = model.rejection()) {
+    calibration["reject_below"] = r->below;
+    calibration["reject_label"] = r->label;
+  }
+  field("calibration", calibration);
   field("metadata", model.metadata());
   out += "  \"tensors\": {\n";
   auto refs = tensors(model.params());

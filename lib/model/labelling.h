@@ -44,7 +44,8 @@ struct LabelOptions {
 inline constexpr size_t kLabelChunk = 1024;
 
 // Labels `emails`, in input order. A message a rule routes to `other` (when the model has that
-// label) gets confidence 1 and the rule named in Prediction::rule; the rest go through the model.
+// label) gets confidence 1 and the rule named in Prediction::rule; the rest go through the model,
+// and its rejection rule, if it has one, marks the ones below its threshold rejected.
 std::vector<Labelled> label_emails(const Model& model, std::span<const Email> emails,
                                    const LabelOptions& options);
 

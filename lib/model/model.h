@@ -29,6 +29,17 @@ struct Prediction {
   int n_tokens = 0;          // tokens the model saw (after truncation)
   bool truncated = false;    // the email had more than max_len tokens
   std::string rule;          // the mail rule that chose `other` (input/mail.h), "" if the model did
+  // Less confident than the model's rejection rule: shown as Rejection::label ("none of
+  // these"); `label` and `confidence` stay the model's best guess.
+  bool rejected = false;
+};
+
+// "None of these": a prediction whose confidence is below `below` is given `label` instead, a
+// label of the model (trained on out-of-scope examples) or a name of its own. Learned in training
+// (--out-of-scope), kept in the model file, applied by label_emails.
+struct Rejection {
+  double below = 0;
+  std::string label;
 };
 
 // The rules a model's labels and temperature obey, whichever the file format.
@@ -65,6 +76,12 @@ class Model {
   const Mat<float>& positions() const { return positions(config_.max_len); }
   double temperature() const { return temperature_; }
   void set_temperature(double t) { temperature_ = t; }
+  const std::optional<Rejection>& rejection() const { return rejection_; }
+  void set_rejection(std::optional<Rejection> r) { rejection_ = std::move(r); }
+  // The label a prediction is shown with: the rejection label when it was rejected.
+  const std::string& label_of(const Prediction& p) const {
+    return p.rejected ? rejection_->label : labels_[p.label];
+  }
   const nlohmann::json& metadata() const { return metadata_; }
   nlohmann::json& mutable_metadata() { return metadata_; }
 
@@ -104,6 +121,7 @@ class Model {
   };
   std::unique_ptr<Positions> positions_ = std::make_unique<Positions>();
   double temperature_;
+  std::optional<Rejection> rejection_;
   nlohmann::json metadata_;
 };
 

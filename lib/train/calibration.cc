@@ -79,6 +79,46 @@ void confidences(const Mat<float>& logits, const std::vector<int>& targets, doub
   }
 }
 
+double choose_rejection(std::vector<std::pair<double, bool>> in_scope,
+                        const std::vector<std::pair<double, bool>>& out_of_scope) {
+  std::sort(in_scope.begin(), in_scope.end());
+  if (in_scope.empty()) return 0;
+  if (out_of_scope.empty()) {
+    const size_t k = static_cast<size_t>(kRejectShare * static_cast<double>(in_scope.size()));
+    return k == 0 ? 0 : (in_scope[k - 1].first + in_scope[k].first) / 2;
+  }
+  // Every confidence, in-scope (+1 right) and out-of-scope (+1 not caught by the model), sorted:
+  // a threshold between two of them rejects all below it.
+  struct Point {
+    double confidence;
+    bool in_scope, counts;
+  };
+  std::vector<Point> points;
+  for (const auto& [c, right] : in_scope) points.push_back({c, true, right});
+  for (const auto& [c, caught] : out_of_scope) points.push_back({c, false, !caught});
+  std::sort(points.begin(), points.end(),
+            [](const Point& a, const Point& b) { return a.confidence < b.confidence; });
+  const double n_in = static_cast<double>(in_scope.size());
+  const double n_out = static_cast<double>(out_of_scope.size());
+  double right = 0, caught = 0;  // at threshold 0: nothing rejected
+  for (const auto& [c, r] : in_scope) right += r;
+  for (const auto& [c, k] : out_of_scope) caught += k;
+  double best = right / n_in + caught / n_out, threshold = 0;
+  for (size_t i = 0; i < points.size(); ++i) {
+    // Reject points[i] (and, as the threshold passes it, those equal to it).
+    if (points[i].in_scope) {
+      right -= points[i].counts;
+    } else {
+      caught += points[i].counts;
+    }
+    if (i + 1 < points.size() && points[i + 1].confidence == points[i].confidence) continue;
+    const double next = i + 1 < points.size() ? points[i + 1].confidence : 1.0;
+    const double score = right / n_in + caught / n_out;
+    if (score > best) best = score, threshold = (points[i].confidence + next) / 2;
+  }
+  return threshold;
+}
+
 TemperatureChoice choose_temperature(const Mat<float>& logits, const std::vector<int>& targets) {
   TemperatureChoice c;
   const int n = static_cast<int>(logits.rows());

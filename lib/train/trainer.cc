@@ -165,6 +165,9 @@ struct Prepared {
   Tokenizer tok;
   Config cfg;
   std::vector<std::vector<int32_t>> train_ids, valid_ids;
+  // Validation examples of an out-of-scope label that training lacks: they only choose the
+  // rejection threshold.
+  std::vector<std::vector<int32_t>> valid_out_ids;
   std::vector<std::string_view> train_texts;  // only with BPE-dropout, which segments anew
   std::vector<int> train_y, valid_y;
 };
@@ -187,7 +190,7 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
   std::map<std::string, int> index;
   for (size_t i = 0; i < labels.size(); ++i) index[labels[i]] = static_cast<int>(i);
   for (const auto& e : valid) {
-    if (!index.count(e.label)) {
+    if (!index.count(e.label) && e.label != o.out_of_scope) {
       throw InputError(e.where + ": label '" + e.label + "' does not occur in the training data");
     }
   }
@@ -199,12 +202,16 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
   spdlog::info("vocabulary: {} pieces", d.tok.vocab_size());
   d.cfg = config_of(o, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
   d.train_ids = encode_all(d.tok, train, d.cfg.max_len, o.threads);
-  d.valid_ids = encode_all(d.tok, valid, d.cfg.max_len, o.threads);
+  std::vector<Example> in_labels, out;
+  for (const auto& e : valid) (index.count(e.label) ? in_labels : out).push_back(e);
+  if (in_labels.empty()) throw InputError("no validation examples with a training label");
+  d.valid_ids = encode_all(d.tok, in_labels, d.cfg.max_len, o.threads);
+  d.valid_out_ids = encode_all(d.tok, out, d.cfg.max_len, o.threads);
   if (o.bpe_dropout > 0) {
     for (const auto& e : train) d.train_texts.emplace_back(e.text);
   }
   for (const auto& e : train) d.train_y.push_back(index[e.label]);
-  for (const auto& e : valid) d.valid_y.push_back(index[e.label]);
+  for (const auto& e : in_labels) d.valid_y.push_back(index[e.label]);
   return d;
 }
 
@@ -497,6 +504,37 @@ class Training {
   int64_t step_ = 0;
 };
 
+// The rejection rule of --out-of-scope, learned on the validation data at the chosen temperature:
+// `valid_logits` are the best weights' on the validation examples with a training label.
+void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<float>& valid_logits,
+                     const TrainOptions& o, TrainResult& result) {
+  const auto it = std::find(d.labels.begin(), d.labels.end(), o.out_of_scope);
+  const int oos = it == d.labels.end() ? -1 : static_cast<int>(it - d.labels.begin());
+  const double T = result.temperature;
+  std::vector<std::pair<double, bool>> in_scope, out_of_scope;
+  std::vector<double> conf;
+  std::vector<bool> right;
+  confidences(valid_logits, d.valid_y, T, conf, right);
+  for (size_t i = 0; i < conf.size(); ++i) {
+    (d.valid_y[i] == oos ? out_of_scope : in_scope).emplace_back(conf[i], right[i]);
+  }
+  if (!d.valid_out_ids.empty()) {
+    const Mat<float> positions = sinusoid_table(d.cfg.max_len, d.cfg.d_model).cast<float>();
+    const Mat<float> logits =
+        infer_logits(best, inference_weights(best), d.cfg, positions, d.valid_out_ids, o.threads);
+    confidences(logits, std::vector<int>(d.valid_out_ids.size(), -1), T, conf, right);
+    for (double c : conf) out_of_scope.emplace_back(c, false);  // no label to be caught by
+  }
+  const double below = choose_rejection(in_scope, out_of_scope);
+  result.rejection = Rejection{below, o.out_of_scope};
+  double kept_right = 0, caught = 0;
+  for (const auto& [c, r] : in_scope) kept_right += r && c >= below;
+  for (const auto& [c, k] : out_of_scope) caught += k || c < below;
+  result.reject_in_scope_accuracy = kept_right / std::max<size_t>(1, in_scope.size());
+  result.reject_recall =
+      out_of_scope.empty() ? -1 : caught / static_cast<double>(out_of_scope.size());
+}
+
 // What a checkpoint must match to be resumed: the recipe and every example, in order.
 std::string run_fingerprint(const std::vector<Example>& train, const std::vector<Example>& valid,
                             const TrainOptions& o) {
@@ -544,8 +582,11 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   result.temperature = result.calibration.temperature;
   confidences(best.logits, d.valid_y, result.temperature, conf, right);
   result.ece_after = expected_calibration_error(conf, right);
+  if (!o.out_of_scope.empty()) learn_rejection(d, run.best(), best.logits, o, result);
   result.seconds = seconds_since(t0);
-  return Model(d.cfg, d.labels, std::move(d.tok), std::move(run.best()), result.temperature);
+  Model model(d.cfg, d.labels, std::move(d.tok), std::move(run.best()), result.temperature);
+  model.set_rejection(result.rejection);
+  return model;
 }
 
 nlohmann::json options_json(const TrainOptions& o) {
@@ -565,6 +606,7 @@ nlohmann::json options_json(const TrainOptions& o) {
             {"patience", o.patience},
             {"clip", o.clip},
             {"seed", o.seed}});
+  if (!o.out_of_scope.empty()) j["out_of_scope"] = o.out_of_scope;
   return j;
 }
 

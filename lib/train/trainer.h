@@ -43,6 +43,10 @@ struct TrainOptions {
   uint64_t seed = 42;
   int threads = 0;                  // 0 = all cores
   std::vector<std::string> labels;  // label order; empty = sorted
+  // "None of these" (Rejection in model/model.h): the label of out-of-scope mail, which the
+  // training data may have (then it is learned as a label too), the validation data may have, or
+  // neither; a rejection threshold is learned on validation data (choose_rejection). "": none.
+  std::string out_of_scope;
   // Files, not part of the recipe (options_json): where to keep the run's state at the end of
   // every epoch, and a state to continue from (train/checkpoint.h); "" for none.
   std::string checkpoint, resume;
@@ -72,7 +76,11 @@ struct TrainResult {
   int best_epoch = 0;
   double valid_accuracy = 0, valid_loss = 0;
   double ece_before = 0, ece_after = 0, temperature = 1;
-  TemperatureChoice calibration;  // whether temperature scaling was applied, and why
+  TemperatureChoice calibration;       // whether temperature scaling was applied, and why
+  std::optional<Rejection> rejection;  // with --out-of-scope
+  // On validation data with the rejection applied: in-scope accuracy and out-of-scope recall
+  // (-1 when there is no out-of-scope example).
+  double reject_in_scope_accuracy = 0, reject_recall = -1;
   double seconds = 0;
   int epochs_run = 0;        // fewer than options.epochs after an early stop or an interrupt
   bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it

@@ -1,0 +1,153 @@
+// "None of these" (Rejection in model/model.h): the threshold learned on validation data
+// (choose_rejection), kept in both model formats, applied by the one prediction path, shown by
+// classify and batch, scored by eval as in-scope accuracy and out-of-scope recall, and learned by
+// `train --out-of-scope`.
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "base/errors.h"
+#include "base/rng.h"
+#include "model/binary_format.h"
+#include "model/json_format.h"
+#include "model/labelling.h"
+#include "test_support.h"
+#include "train/calibration.h"
+#include "train/trainer.h"
+
+namespace router {
+namespace {
+
+using test::quote;
+using test::run_router;
+
+Model tiny() { return load_model(test::source_path("tests/fixtures/models/tiny.json")); }
+
+TEST(Rejection, ThresholdIsWhereInScopeAccuracyPlusRecallIsHighest) {
+  // In-scope: right and confident, one wrong at 0.5. Out-of-scope: all up to 0.45, one the model
+  // caught itself. Rejecting below (0.45 + 0.5) / 2 loses no right in-scope email and catches
+  // all; so does (0.5 + 0.6) / 2, and the lower one is taken.
+  const std::vector<std::pair<double, bool>> in = {
+      {0.9, true}, {0.8, true}, {0.6, true}, {0.5, false}, {0.95, true}};
+  const std::vector<std::pair<double, bool>> out = {{0.3, false}, {0.45, false}, {0.4, true}};
+  EXPECT_DOUBLE_EQ(choose_rejection(in, out), (0.45 + 0.5) / 2);
+  // Out-of-scope mail the model labels itself: a threshold could only cost.
+  EXPECT_DOUBLE_EQ(choose_rejection(in, {{0.99, true}}), 0.0);
+  // No out-of-scope example: the least confident 5% of the in-scope emails (1 of 20).
+  std::vector<std::pair<double, bool>> twenty;
+  for (int i = 0; i < 20; ++i) twenty.emplace_back(0.5 + 0.02 * i, true);
+  EXPECT_DOUBLE_EQ(choose_rejection(twenty, {}), (0.5 + 0.52) / 2);
+}
+
+TEST(Rejection, BothFormatsKeepItAndLabellingAppliesIt) {
+  Model m = tiny();
+  m.set_rejection(Rejection{0.9, "none"});
+  for (const Model& read : {load_model_from_string(model_to_json(m), "m.json"),
+                            model_from_binary(model_to_binary(m), "m.bin")}) {
+    ASSERT_TRUE(read.rejection().has_value());
+    EXPECT_EQ(read.rejection()->below, 0.9);
+    EXPECT_EQ(read.rejection()->label, "none");
+    const Email e{"where is my order", ""};
+    const Prediction p = label_emails(read, {&e, 1}, {}).front().prediction;
+    EXPECT_EQ(p.rejected, p.confidence < 0.9);
+    EXPECT_EQ(read.label_of(p), p.rejected ? "none" : read.labels()[p.label]);
+  }
+  // A model without a rule writes none (its file is as before).
+  EXPECT_EQ(model_to_json(tiny()).find("reject_"), std::string::npos);
+}
+
+TEST(Rejection, BrokenRulesAreRejectedNamingTheField) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::parse(model_to_json(tiny()));
+  j["calibration"]["reject_below"] = 1.5;
+  j["calibration"]["reject_label"] = "none";
+  try {
+    load_model_from_string(j.dump(), "bad.json");
+    ADD_FAILURE() << "accepted reject_below 1.5";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("/calibration/reject_below"), std::string::npos)
+        << e.what();
+  }
+  j["calibration"].erase("reject_below");
+  EXPECT_THROW(load_model_from_string(j.dump(), "bad.json"), ModelError);
+}
+
+// The CLI shows the rejection label and scores it: a tiny model that rejects everything below
+// 0.999 (its predictions are close to uniform) sends every email to "none".
+TEST(Rejection, ClassifyShowsItAndEvalScoresIt) {
+  test::TempDir tmp("router_reject");
+  Model m = tiny();
+  m.set_rejection(Rejection{0.999, "none"});
+  save_model(m, tmp.path("m.json"));
+  const auto c =
+      run_router("classify --json -m " + quote(tmp.path("m.json")) + " 'hello there'", tmp.dir());
+  ASSERT_EQ(c.code, 0) << c.err;
+  const auto p = nlohmann::json::parse(c.out);
+  EXPECT_EQ(p["label"], "none");
+  EXPECT_EQ(p["rejected"], true);
+  test::spit(tmp.path("d.jsonl"),
+             "{\"text\": \"where is my order\", \"label\": \"where_is_order\"}\n"
+             "{\"text\": \"what is the weather\", \"label\": \"none\"}\n");
+  const auto e = run_router(
+      "eval --json -m " + quote(tmp.path("m.json")) + " " + quote(tmp.path("d.jsonl")), tmp.dir());
+  ASSERT_EQ(e.code, 0) << e.err;
+  const auto r = nlohmann::json::parse(e.out);
+  EXPECT_EQ(r["out_of_scope"]["label"], "none");
+  EXPECT_EQ(r["out_of_scope"]["recall"], 1.0);
+  EXPECT_EQ(r["out_of_scope"]["in_scope_accuracy"], 0.0);
+  EXPECT_EQ(r["n_unknown"], 0);
+}
+
+// Two labels told apart by a word; out-of-scope mail is about something else.
+std::vector<Example> two_labels(int n, uint64_t seed, bool with_out_of_scope) {
+  static const char* kTopics[] = {"weather", "football", "recipe", "train", "music", "tax"};
+  Rng rng(seed);
+  std::vector<Example> out;
+  for (int i = 0; i < n; ++i) {
+    Example e;
+    const int kind = static_cast<int>(rng.below(with_out_of_scope ? 3 : 2));
+    const std::string id = std::to_string(rng.below(1000));
+    e.text = kind == 0   ? "please refund order " + id
+             : kind == 1 ? "where is my order " + id
+                         : std::string("tell me about the ") + kTopics[rng.below(6)] + " " + id;
+    e.label = kind == 0 ? "refund" : kind == 1 ? "status" : "oos";
+    e.where = "data:" + std::to_string(i + 1);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+TrainOptions small_options() {
+  TrainOptions o;
+  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
+  o.config.max_len = 32, o.config.vocab_size = 300;
+  o.epochs = 3, o.batch_size = 16, o.lr = 1e-2, o.seed = 3, o.threads = 1;
+  o.out_of_scope = "oos";
+  return o;
+}
+
+TEST(Rejection, TrainingLearnsItWithOrWithoutOutOfScopeTrainingMail) {
+  const auto valid = two_labels(150, 2, true);
+  for (const bool in_training : {true, false}) {
+    TrainResult r;
+    const Model m = train_model(two_labels(400, 1, in_training), valid, small_options(), {}, r);
+    ASSERT_TRUE(m.rejection().has_value()) << in_training;
+    EXPECT_EQ(m.rejection()->label, "oos");
+    EXPECT_EQ(m.rejection()->below, r.rejection->below);
+    EXPECT_GE(r.reject_recall, 0.0) << in_training;
+    EXPECT_EQ(options_json(small_options())["out_of_scope"], "oos");
+    const bool learned_as_label =
+        std::find(m.labels().begin(), m.labels().end(), "oos") != m.labels().end();
+    EXPECT_EQ(learned_as_label, in_training);
+  }
+  // No out-of-scope example anywhere: the least confident 5% of validation mail.
+  TrainResult r;
+  const Model m =
+      train_model(two_labels(400, 1, false), two_labels(100, 2, false), small_options(), {}, r);
+  ASSERT_TRUE(m.rejection().has_value());
+  EXPECT_LT(r.reject_recall, 0.0);
+}
+
+}  // namespace
+}  // namespace router
