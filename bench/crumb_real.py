@@ -15,29 +15,18 @@ writer's mail. Usage (from the project root, after scripts/build.sh):
 """
 import argparse
 import collections
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
+from jsonl import load, one_line, save
+
 BUSINESS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
             "order_status", "feedback", "general_inquiry"]
 
 
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
 
-
-def save(path, records):
-    with open(path, "w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
-
-
-def one_line(text):
-    return " ".join(text.split())
 
 
 def scores(records, predicted, confidence):

@@ -11,20 +11,12 @@ the project root, after scripts/build.sh):
 """
 import argparse
 import collections
-import json
 import os
 import subprocess
 import sys
 import tempfile
 
-
-def load(path):
-    with open(path, encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
-
-
-def one_line(text):
-    return " ".join(text.split())
+from jsonl import load, one_line
 
 
 def bigrams(text):
