@@ -1,6 +1,7 @@
 // `router train`: a new model from labelled JSON Lines / JSON array files. All options have
 // defaults (shown in --help) and can come from --config FILE.json; flags given on the command
 // line win over the file.
+#include <cmath>
 #include <map>
 
 #include <spdlog/spdlog.h>
@@ -23,6 +24,7 @@ struct TrainCli {
   std::string positional = "sinusoidal";
   std::string pooling = "mean";
   std::string labels;
+  std::string time_budget;  // "900", "900s", "15m", "2h"
   double valid_share = 0.1;
   bool record_time = false;
   Fields fields;
@@ -78,9 +80,30 @@ nlohmann::json label_counts(const std::vector<Example>& examples) {
   return counts;
 }
 
+// "900", "900s", "15m" or "2h" -> seconds.
+double parse_duration(const std::string& text) {
+  size_t used = 0;
+  double v = -1;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+  }
+  const std::string unit = text.substr(std::min(used, text.size()));
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (!(v > 0) || scale == 0 || !std::isfinite(v)) {
+    throw UsageError("--time-budget " + text + ": expected a duration such as 900, 90s, 15m or 2h");
+  }
+  return v * scale;
+}
+
 // The options as given, checked before any data is read: fail now, not after an hour.
 void check_options(TrainCli& t) {
   if (!t.config.empty()) apply_config_file(t);
+  if (!t.time_budget.empty()) {
+    t.o.time_budget = parse_duration(t.time_budget);
+    // The budget decides the epochs: --epochs, if given, only caps them.
+    if (t.by_key.at("epochs")->count() == 0 && t.config.empty()) t.o.epochs = 10000;
+  }
   t.o.config.positional = positional_from_string(t.positional);
   t.o.config.pooling = pooling_from_string(t.pooling);
   t.o.labels = split_list(t.labels);
@@ -164,6 +187,7 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
   meta["train_examples"] = train.size();
   meta["valid_examples"] = valid.size();
   meta["options"] = options_json(t.o);
+  meta["options"]["epochs"] = result.epochs_planned;  // what --time-budget planned, if given
   meta["seed"] = t.o.seed;
   meta["best_epoch"] = result.best_epoch;
   meta["valid_metrics"] = {{"accuracy", result.valid_accuracy},
@@ -309,6 +333,11 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
   ConfigOptions add{cmd, t, "Training"};
   TrainOptions& o = t.o;
   add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));
+  cmd.add_option("--time-budget", t.time_budget,
+                 "Train as many epochs as fit in this time on this machine (900, 90s, 15m, 2h), "
+                 "planned from a probe of its speed; metadata.options records the epochs, so "
+                 "--config repeats the run exactly")
+      ->group("Training");
   add("--patience", "patience", o.patience, "Stop after this many epochs without improvement")
       ->check(CLI::Range(1, 100000));
   add("--batch-size", "batch_size", o.batch_size, "Emails per step")->check(CLI::Range(1, 65536));

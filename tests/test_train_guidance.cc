@@ -217,4 +217,44 @@ TEST(Advice, TrainPrintsTheWarnings) {
   }
 }
 
+// --time-budget plans the epochs from a probe of the machine's speed and records them, so that
+// metadata.options as a --config file repeats the run byte for byte; durations in s, m, h.
+TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
+  TempDir tmp;
+  std::string data;
+  for (int i = 0; i < 300; ++i) {
+    data += nlohmann::json{{"text", (i % 2 ? "where is my order " : "refund my order ") +
+                                        std::to_string(i)},
+                           {"label", i % 2 ? "status" : "refund"}}
+                .dump() +
+            "\n";
+  }
+  spit(tmp.path("d.jsonl"), data);
+  const std::string small = " --d-model 16 --heads 2 --layers 1 --d-ff 16 --vocab-size 300 ";
+  const auto r = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                                quote(tmp.path("m.json")) + small + "--time-budget 2s --epochs 7",
+                            tmp.dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("time budget 2s: an epoch takes about"), std::string::npos) << r.err;
+  const auto model = nlohmann::json::parse(router::test::slurp(tmp.path("m.json")));
+  const int epochs = model["metadata"]["options"]["epochs"].get<int>();
+  EXPECT_GE(epochs, 1);
+  EXPECT_LE(epochs, 7) << "--epochs caps the plan";
+  spit(tmp.path("recipe.json"), model["metadata"]["options"].dump());
+  const auto again =
+      run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                     quote(tmp.path("again.json")) + " --config " + quote(tmp.path("recipe.json")),
+                 tmp.dir());
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(router::test::slurp(tmp.path("again.json")), router::test::slurp(tmp.path("m.json")));
+  for (const char* bad : {"0", "15x", "-3m", "m"}) {
+    const auto b = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                                  quote(tmp.path("b.json")) + " --time-budget " + quote(bad),
+                              tmp.dir());
+    EXPECT_EQ(b.code, 2) << bad;
+    EXPECT_NE(b.err.find("expected a duration such as 900, 90s, 15m or 2h"), std::string::npos)
+        << b.err;
+  }
+}
+
 }  // namespace

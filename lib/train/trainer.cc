@@ -147,6 +147,11 @@ namespace {
 
 // Checked before the tokenizer is trained, so a bad value fails at once.
 void check_options(const TrainOptions& o) {
+  if (o.time_budget > 0 && !o.resume.empty()) {
+    throw UsageError(
+        "--resume continues the epochs its run planned: give them with --epochs "
+        "(the model's metadata.options.epochs) instead of --time-budget");
+  }
   const int first_layer_heads = o.config.n_layers > 0 ? o.config.n_heads : 0;
   if (o.local_heads < 0 || o.local_heads > first_layer_heads) {
     throw UsageError("--local-heads " + std::to_string(o.local_heads) + ": the first layer has " +
@@ -259,17 +264,9 @@ class Training {
   // --patience epochs, or a signal, which leaves the epoch unjudged).
   bool epoch(int epoch, Clock::time_point t0, TrainResult& result) {
     const auto e0 = Clock::now();
-    Rng rng(streams::shuffle(o_.seed, epoch));
-    // With BPE-dropout, the training texts are segmented anew each epoch.
     std::vector<std::vector<int32_t>> sampled;
-    if (o_.bpe_dropout > 0) {
-      sampled = d_.tok.encode_sampled(d_.train_texts, o_.bpe_dropout,
-                                      streams::bpe_dropout(o_.seed, epoch));
-      for (auto& ids : sampled) {
-        if (static_cast<int>(ids.size()) > cfg_.max_len) ids.resize(cfg_.max_len);
-      }
-    }
-    const auto& epoch_ids = o_.bpe_dropout > 0 ? sampled : d_.train_ids;
+    const auto& epoch_ids = ids_of(epoch, sampled);
+    Rng rng(streams::shuffle(o_.seed, epoch));
     const auto batches = epoch_batches(epoch_ids, o_.batch_size, rng);
     EpochTotals totals;
     for (size_t bi = 0; bi < batches.size(); ++bi) {
@@ -287,6 +284,23 @@ class Training {
 
   Params<float>& best() { return best_; }
   const Eval& best_eval() const { return best_eval_; }
+
+  // What an epoch costs here, in seconds, from up to `steps` steps of the first epoch and one
+  // validation pass: what --time-budget plans with. Changes the weights: a probe's own run.
+  double epoch_seconds(int steps) {
+    std::vector<std::vector<int32_t>> sampled;
+    const auto& ids = ids_of(1, sampled);
+    Rng rng(streams::shuffle(o_.seed, 1));
+    const auto batches = epoch_batches(ids, o_.batch_size, rng);
+    const int n = std::min<int>(steps, static_cast<int>(batches.size()));
+    EpochTotals totals;
+    const auto s0 = Clock::now();
+    for (int bi = 0; bi < n; ++bi) step(batches[bi], ids, 1, totals);
+    const double per_step = seconds_since(s0) / std::max(1, n);
+    const auto v0 = Clock::now();
+    evaluate(params_, cfg_, positions_, d_.valid_ids, d_.valid_y, o_.threads);
+    return per_step * static_cast<double>(batches.size()) + seconds_since(v0);
+  }
   // False once early stopping has decided (a resumed run that had stopped).
   bool stopped() const { return since_best_ >= o_.patience; }
 
@@ -333,6 +347,19 @@ class Training {
   }
 
  private:
+  // The training examples' ids in epoch `epoch`: with BPE-dropout, the texts segmented anew into
+  // `sampled`; otherwise the ids of prepare().
+  const std::vector<std::vector<int32_t>>& ids_of(
+      int epoch, std::vector<std::vector<int32_t>>& sampled) const {
+    if (o_.bpe_dropout <= 0) return d_.train_ids;
+    sampled =
+        d_.tok.encode_sampled(d_.train_texts, o_.bpe_dropout, streams::bpe_dropout(o_.seed, epoch));
+    for (auto& ids : sampled) {
+      if (static_cast<int>(ids.size()) > cfg_.max_len) ids.resize(cfg_.max_len);
+    }
+    return sampled;
+  }
+
   // One step: the batch `members` cut into shards, each shard's forward and backward pass in
   // parallel, then the gradients summed, clipped and applied.
   void step(const std::vector<int>& members, const std::vector<std::vector<int32_t>>& epoch_ids,
@@ -535,6 +562,21 @@ void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<flo
       out_of_scope.empty() ? -1 : caught / static_cast<double>(out_of_scope.size());
 }
 
+// --time-budget: as many epochs as fit in what is left of it since `t0`, from a probe's cost of
+// an epoch (kProbeSteps steps of the first epoch and a validation pass, on a run of its own).
+// At least 1, at most the --epochs given.
+constexpr int kProbeSteps = 20;
+int planned_epochs(const Prepared& d, const TrainOptions& o, Clock::time_point t0) {
+  static const TrainHooks kNoHooks;
+  Training probe(d, o, kNoHooks);
+  const double per_epoch = probe.epoch_seconds(kProbeSteps);
+  const double left = o.time_budget - seconds_since(t0);
+  const int epochs = std::clamp(static_cast<int>(left / per_epoch), 1, o.epochs);
+  spdlog::info("time budget {:.0f}s: an epoch takes about {:.1f}s here, so {} epochs",
+               o.time_budget, per_epoch, epochs);
+  return epochs;
+}
+
 // What a checkpoint must match to be resumed: the recipe and every example, in order.
 std::string run_fingerprint(const std::vector<Example>& train, const std::vector<Example>& valid,
                             const TrainOptions& o) {
@@ -555,10 +597,13 @@ std::string run_fingerprint(const std::vector<Example>& train, const std::vector
 }  // namespace
 
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
-                  const TrainOptions& o, const TrainHooks& hooks, TrainResult& result) {
+                  const TrainOptions& given, const TrainHooks& hooks, TrainResult& result) {
   const auto t0 = Clock::now();
-  check_options(o);
-  Prepared d = prepare(train, valid, o);
+  check_options(given);
+  Prepared d = prepare(train, valid, given);
+  TrainOptions o = given;
+  if (o.time_budget > 0) o.epochs = planned_epochs(d, o, t0);
+  result.epochs_planned = o.epochs;
   Training run(d, o, hooks);
   const std::string fingerprint =
       o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);

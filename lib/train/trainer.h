@@ -50,6 +50,10 @@ struct TrainOptions {
   // Files, not part of the recipe (options_json): where to keep the run's state at the end of
   // every epoch, and a state to continue from (train/checkpoint.h); "" for none.
   std::string checkpoint, resume;
+  // Seconds for the whole run (> 0): the epochs are then as many as fit, at most `epochs`,
+  // planned from a probe of this machine's speed (planned_epochs). Not part of the recipe: the
+  // epochs planned are (TrainResult::epochs_planned), so --config repeats the run exactly.
+  double time_budget = 0;
 };
 
 // One line of progress per epoch.
@@ -82,7 +86,8 @@ struct TrainResult {
   // (-1 when there is no out-of-scope example).
   double reject_in_scope_accuracy = 0, reject_recall = -1;
   double seconds = 0;
-  int epochs_run = 0;        // fewer than options.epochs after an early stop or an interrupt
+  int epochs_planned = 0;    // options.epochs, or what --time-budget planned
+  int epochs_run = 0;        // fewer than epochs_planned after an early stop or an interrupt
   bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it
 };
 
