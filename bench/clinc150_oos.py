@@ -63,7 +63,7 @@ def router_rows(router, work, train, valid, test, extra):
         subprocess.run([router, "-q", "train", "--train", train, "--valid", valid, "-o", model,
                         *flags, *extra], check=True)
         seconds = time.time() - start
-        out = subprocess.run([router, "-q", "batch", "-k", "1", test], check=True,
+        out = subprocess.run([router, "-q", "batch", "-m", model, "-k", "1", test], check=True,
                              capture_output=True, text=True).stdout
         predicted = [json.loads(line)["prediction"]["label"] for line in out.splitlines()]
         rows.append((name, predicted, seconds))
