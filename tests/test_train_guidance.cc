@@ -161,6 +161,20 @@ TEST(Advice, SaysWhatToTryNextAfterTraining) {
   r.valid_accuracy = 0.95;
   r.calibration.applied = true;
   EXPECT_TRUE(training_advice(r, o, 0.97).empty());
+  // A rejection rule that costs in-scope mail says so; a time budget's plan is the last epoch.
+  r.rejection = Rejection{0.6, "oos"};
+  r.in_scope_accuracy_without = 0.9, r.reject_in_scope_accuracy = 0.8;
+  const auto costly = training_advice(r, o, 0.97);
+  ASSERT_EQ(costly.size(), 1u);
+  EXPECT_NE(costly[0].find("in-scope accuracy 0.900 without it, 0.800 with it"), std::string::npos)
+      << costly[0];
+  r.rejection.reset();
+  o.time_budget = 60, o.epochs = 10000;
+  r.epochs_planned = r.epochs_run = r.best_epoch = 12;
+  const auto budget = training_advice(r, o, 0.97);
+  ASSERT_EQ(budget.size(), 1u);
+  EXPECT_NE(budget[0].find("the best epoch was the last one (12)"), std::string::npos) << budget[0];
+  EXPECT_NE(budget[0].find("a longer --time-budget"), std::string::npos) << budget[0];
 }
 
 // Logits that say `p` for the first label with the truth being label `y`.

@@ -57,10 +57,20 @@ std::vector<std::string> data_warnings(const std::vector<Example>& train,
 std::vector<std::string> training_advice(const TrainResult& r, const TrainOptions& o,
                                          double train_accuracy) {
   std::vector<std::string> out;
-  if (r.best_epoch == o.epochs && r.epochs_run == o.epochs) {
-    out.push_back("the best epoch was the last one (" + std::to_string(o.epochs) +
-                  "): the model may still improve with more epochs, e.g. --epochs " +
-                  std::to_string(2 * o.epochs));
+  const int epochs = r.epochs_planned > 0 ? r.epochs_planned : o.epochs;
+  if (r.best_epoch == epochs && r.epochs_run == epochs) {
+    out.push_back("the best epoch was the last one (" + std::to_string(epochs) +
+                  "): the model may still improve with more epochs, e.g. " +
+                  (o.time_budget > 0 ? std::string("a longer --time-budget")
+                                     : "--epochs " + std::to_string(2 * epochs)));
+  }
+  if (r.rejection && r.in_scope_accuracy_without - r.reject_in_scope_accuracy > 0.05) {
+    out.push_back(
+        "the --out-of-scope rule sets aside in-scope mail too: on validation, in-scope "
+        "accuracy " +
+        fixed(r.in_scope_accuracy_without, 3) + " without it, " +
+        fixed(r.reject_in_scope_accuracy, 3) +
+        " with it; a more accurate model (more data, more epochs) makes it cheaper");
   }
   if (train_accuracy - r.valid_accuracy > 0.15) {
     out.push_back("training accuracy " + fixed(train_accuracy, 3) + " but validation accuracy " +

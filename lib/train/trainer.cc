@@ -554,8 +554,9 @@ void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<flo
   }
   const double below = choose_rejection(in_scope, out_of_scope);
   result.rejection = Rejection{below, o.out_of_scope};
-  double kept_right = 0, caught = 0;
-  for (const auto& [c, r] : in_scope) kept_right += r && c >= below;
+  double kept_right = 0, caught = 0, right_without = 0;
+  for (const auto& [c, r] : in_scope) kept_right += r && c >= below, right_without += r;
+  result.in_scope_accuracy_without = right_without / std::max<size_t>(1, in_scope.size());
   for (const auto& [c, k] : out_of_scope) caught += k || c < below;
   result.reject_in_scope_accuracy = kept_right / std::max<size_t>(1, in_scope.size());
   result.reject_recall =

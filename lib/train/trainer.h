@@ -85,6 +85,7 @@ struct TrainResult {
   // On validation data with the rejection applied: in-scope accuracy and out-of-scope recall
   // (-1 when there is no out-of-scope example).
   double reject_in_scope_accuracy = 0, reject_recall = -1;
+  double in_scope_accuracy_without = 0;  // the same in-scope mail, no rejection
   double seconds = 0;
   int epochs_planned = 0;    // options.epochs, or what --time-budget planned
   int epochs_run = 0;        // fewer than epochs_planned after an early stop or an interrupt
