@@ -187,7 +187,9 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
   meta["train_examples"] = train.size();
   meta["valid_examples"] = valid.size();
   meta["options"] = options_json(t.o);
-  meta["options"]["epochs"] = result.epochs_planned;  // what --time-budget planned, if given
+  // What was planned from the data and the time, if not given: the file repeats the run.
+  meta["options"]["epochs"] = result.epochs_planned;
+  meta["options"]["max_len"] = result.max_len;
   meta["seed"] = t.o.seed;
   meta["best_epoch"] = result.best_epoch;
   meta["valid_metrics"] = {{"accuracy", result.valid_accuracy},
@@ -309,8 +311,11 @@ void add_architecture_options(CLI::App& cmd, TrainCli& t) {
       ->check(CLI::Range(1, 256));
   add("--layers", "layers", c.n_layers, "Encoder blocks")->check(CLI::Range(0, 64));
   add("--d-ff", "d_ff", c.d_ff, "Feed-forward width")->check(CLI::Range(1, 16384));
-  add("--max-len", "max_len", c.max_len, "Tokens kept per email (the first ones)")
-      ->check(CLI::Range(1, 8192));
+  add("--max-len", "max_len", c.max_len,
+      "Tokens kept per email (the first ones); 0 or absent: from the data, the 99th percentile "
+      "of the training emails' lengths rounded up to a power of two, 64 to 512")
+      ->check(CLI::Range(0, 8192))
+      ->default_str("auto");
   add("--positional", "positional", t.positional, "sinusoidal or none")
       ->check(CLI::IsMember({"sinusoidal", "none"}));
   add("--pooling", "pooling", t.pooling,

@@ -13,6 +13,7 @@
 #include "test_support.h"
 #include "train/advice.h"
 #include "train/calibration.h"
+#include "train/trainer.h"
 
 namespace {
 
@@ -251,6 +252,8 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_NE(r.err.find("time budget 2s: an epoch takes about"), std::string::npos) << r.err;
   const auto model = nlohmann::json::parse(router::test::slurp(tmp.path("m.json")));
+  EXPECT_EQ(model["config"]["max_len"], 64) << "short emails: the smallest max_len from the data";
+  EXPECT_EQ(model["metadata"]["options"]["max_len"], 64);
   const int epochs = model["metadata"]["options"]["epochs"].get<int>();
   EXPECT_GE(epochs, 1);
   EXPECT_LE(epochs, 7) << "--epochs caps the plan";
@@ -269,6 +272,31 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
     EXPECT_NE(b.err.find("expected a duration such as 900, 90s, 15m or 2h"), std::string::npos)
         << b.err;
   }
+}
+
+// Without --max-len, the 99th percentile of the training emails' token counts, rounded up to a
+// power of two: 120-word emails need 128 tokens or more, and one much longer email does not
+// raise it.
+TEST(MaxLen, ComesFromTheData) {
+  std::vector<std::pair<std::string, std::string>> rows;
+  for (int i = 0; i < 200; ++i) {
+    std::string text;
+    for (int w = 0; w < 120; ++w) text += (w ? " word" : "start") + std::to_string((i + w) % 50);
+    rows.emplace_back(text, i % 2 ? "a" : "b");
+  }
+  std::string huge;
+  for (int w = 0; w < 3000; ++w) huge += " x" + std::to_string(w);
+  rows.emplace_back(huge, "a");
+  TrainOptions o;
+  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 16;
+  o.config.vocab_size = 400, o.epochs = 1, o.threads = 1;
+  ASSERT_EQ(o.config.max_len, 0) << "the default is from the data";
+  TrainResult r;
+  const Model m = train_model(examples(rows), examples({rows[0], rows[1]}), o, {}, r);
+  EXPECT_EQ(m.config().max_len, r.max_len);
+  EXPECT_GE(r.max_len, 128);
+  EXPECT_LE(r.max_len, 512);
+  EXPECT_EQ(r.max_len & (r.max_len - 1), 0) << r.max_len << " is a power of two";
 }
 
 }  // namespace

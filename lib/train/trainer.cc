@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 #include <map>
 #include <set>
 #include <string_view>
@@ -177,6 +178,20 @@ struct Prepared {
   std::vector<int> train_y, valid_y;
 };
 
+// --max-len from the data: the 99th percentile of the training emails' token counts, rounded up
+// to a power of two, from kMinAutoLen to kMaxAutoLen.
+int max_len_for(const std::vector<std::vector<int32_t>>& ids) {
+  std::vector<size_t> lengths;
+  for (const auto& e : ids) lengths.push_back(e.size());
+  if (lengths.empty()) return kMinAutoLen;
+  const size_t at = std::min(lengths.size() - 1, lengths.size() * 99 / 100);
+  std::nth_element(lengths.begin(), lengths.begin() + static_cast<std::ptrdiff_t>(at),
+                   lengths.end());
+  int len = kMinAutoLen;
+  while (len < kMaxAutoLen && static_cast<size_t>(len) < lengths[at]) len *= 2;
+  return len;
+}
+
 Config config_of(const TrainOptions& o, int vocab_size, int num_labels) {
   Config cfg = o.config;
   cfg.vocab_size = vocab_size;
@@ -205,8 +220,17 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
   for (const auto& e : train) texts.push_back(e.text);
   Prepared d(std::move(labels), Tokenizer::train(texts, o.config.vocab_size));
   spdlog::info("vocabulary: {} pieces", d.tok.vocab_size());
-  d.cfg = config_of(o, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
-  d.train_ids = encode_all(d.tok, train, d.cfg.max_len, o.threads);
+  d.train_ids = encode_all(d.tok, train, std::numeric_limits<int>::max(), o.threads);
+  TrainOptions resolved = o;
+  if (o.config.max_len == 0) {
+    resolved.config.max_len = max_len_for(d.train_ids);
+    spdlog::info("max_len {}: 99% of the training emails have at most that many tokens",
+                 resolved.config.max_len);
+  }
+  d.cfg = config_of(resolved, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
+  for (auto& ids : d.train_ids) {
+    if (static_cast<int>(ids.size()) > d.cfg.max_len) ids.resize(d.cfg.max_len);
+  }
   std::vector<Example> in_labels, out;
   for (const auto& e : valid) (index.count(e.label) ? in_labels : out).push_back(e);
   if (in_labels.empty()) throw InputError("no validation examples with a training label");
@@ -605,6 +629,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   TrainOptions o = given;
   if (o.time_budget > 0) o.epochs = planned_epochs(d, o, t0);
   result.epochs_planned = o.epochs;
+  result.max_len = d.cfg.max_len;
   Training run(d, o, hooks);
   const std::string fingerprint =
       o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);

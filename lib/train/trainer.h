@@ -23,10 +23,14 @@ namespace router {
 // order of gradients never depends on the number of threads.
 constexpr int kShard = 16;
 
+inline constexpr int kMinAutoLen = 64, kMaxAutoLen = 512;
+
 struct TrainOptions {
   // The architecture. vocab_size is the vocabulary asked for (the tokenizer may learn fewer
   // pieces); num_labels comes from the data.
-  Config config{.vocab_size = 4000};
+  // max_len 0: from the data (the 99th percentile of the training emails' token counts, rounded up
+  // to a power of two, kMinAutoLen to kMaxAutoLen).
+  Config config{.max_len = 0, .vocab_size = 4000};
   int local_heads = 0;  // heads of layer 0 that start on the previous / next token
   int epochs = 20;
   int batch_size = 32;
@@ -88,6 +92,7 @@ struct TrainResult {
   double in_scope_accuracy_without = 0;  // the same in-scope mail, no rejection
   double seconds = 0;
   int epochs_planned = 0;    // options.epochs, or what --time-budget planned
+  int max_len = 0;           // options' max_len, or the one chosen from the data
   int epochs_run = 0;        // fewer than epochs_planned after an early stop or an interrupt
   bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it
 };
