@@ -274,6 +274,43 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
   }
 }
 
+// --preset accurate fills in what neither the flags nor --config give; metadata.options records
+// the result; an unknown name is refused with the names there are.
+TEST(Preset, FillsInWhatTheFlagsAndConfigDoNotGive) {
+  TempDir tmp;
+  std::string data;
+  for (int i = 0; i < 40; ++i) {
+    data += nlohmann::json{{"text", (i % 2 ? "where is my order " : "refund my order ") +
+                                        std::to_string(i)},
+                           {"label", i % 2 ? "status" : "refund"}}
+                .dump() +
+            "\n";
+  }
+  spit(tmp.path("d.jsonl"), data);
+  spit(tmp.path("c.json"), R"({"dropout": 0.3})");
+  const auto r =
+      run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                     quote(tmp.path("m.json")) + " --config " + quote(tmp.path("c.json")) +
+                     " --preset accurate --epochs 1 --d-model 16 --heads 2 --d-ff 16 "
+                     "--vocab-size 300",
+                 tmp.dir());
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto o =
+      nlohmann::json::parse(router::test::slurp(tmp.path("m.json")))["metadata"]["options"];
+  EXPECT_EQ(o["epochs"], 1) << "a flag wins";
+  EXPECT_EQ(o["d_model"], 16);
+  EXPECT_EQ(o["dropout"], 0.3) << "--config wins over the preset";
+  EXPECT_EQ(o["token_dropout"], 0.2) << "from the preset";
+  EXPECT_EQ(o["ema"], 0.999);
+  EXPECT_EQ(o["batch_size"], 32);
+  const auto bad = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                                  quote(tmp.path("b.json")) + " --preset fastest",
+                              tmp.dir());
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("--preset fastest: no such preset; there is accurate"), std::string::npos)
+      << bad.err;
+}
+
 // Without --max-len, the 99th percentile of the training emails' token counts, rounded up to a
 // power of two: 120-word emails need 128 tokens or more, and one much longer email does not
 // raise it.
