@@ -13,6 +13,7 @@
 #include "model/json_format.h"
 #include "progress.h"
 #include "train/advice.h"
+#include "train/checkpoint.h"
 #include "train/trainer.h"
 
 namespace router::app {
@@ -147,6 +148,11 @@ void check_options(TrainCli& t) {
           "need a file each");
     }
     check_writable(t.o.checkpoint);
+    if (!may_hold_checkpoint(t.o.checkpoint)) {
+      throw UsageError("--checkpoint " + t.o.checkpoint +
+                       ": the file exists and is not a training checkpoint; it would be replaced "
+                       "every epoch, so name a new file");
+    }
   }
   if (t.o.config.d_model % t.o.config.n_heads != 0) {
     throw UsageError("--heads " + std::to_string(t.o.config.n_heads) +

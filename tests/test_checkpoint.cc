@@ -6,6 +6,7 @@
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "base/errors.h"
 #include "base/rng.h"
@@ -96,6 +97,28 @@ TEST(Checkpoint, AnotherRunsCheckpointIsRefused) {
     EXPECT_NE(std::string(e.what()).find("junk.ck: not a training checkpoint"), std::string::npos)
         << e.what();
   }
+}
+
+// --checkpoint never replaces someone's file: an existing file that is not a checkpoint is
+// refused before training, and left as it was.
+TEST(Checkpoint, AnExistingFileThatIsNoCheckpointIsNotReplaced) {
+  router::test::TempDir tmp("router_checkpoint_cli");
+  std::string data;
+  for (const auto& e : sorted_pairs(60, 1)) {
+    data += nlohmann::json{{"text", e.text}, {"label", e.label}}.dump() + "\n";
+  }
+  router::test::spit(tmp.path("d.jsonl"), data);
+  router::test::spit(tmp.path("notes.txt"), "my notes\n");
+  const auto r = router::test::run_router(
+      "train --train " + router::test::quote(tmp.path("d.jsonl")) + " -o " +
+          router::test::quote(tmp.path("m.json")) + " --epochs 1 --d-model 16 --heads 2 " +
+          "--d-ff 16 --vocab-size 300 --checkpoint " + router::test::quote(tmp.path("notes.txt")),
+      tmp.dir());
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("the file exists and is not a training checkpoint"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(router::test::slurp(tmp.path("notes.txt")), "my notes\n");
+  EXPECT_FALSE(fs::exists(tmp.path("m.json")));
 }
 
 }  // namespace

@@ -1,6 +1,9 @@
 #include "train/checkpoint.h"
 
+#include <sys/stat.h>
+
 #include <cstring>
+#include <fstream>
 #include <string_view>
 
 #include <nlohmann/json.hpp>
@@ -54,6 +57,15 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   OutputFile file(path);
   file.write(out);
   file.commit();
+}
+
+bool may_hold_checkpoint(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return true;
+  std::ifstream in(path, std::ios::binary);
+  std::string start(kMagic.size(), '\0');
+  in.read(start.data(), static_cast<std::streamsize>(start.size()));
+  return in.gcount() == static_cast<std::streamsize>(kMagic.size()) && start == kMagic;
 }
 
 Checkpoint read_checkpoint(const std::string& path, const Config& config) {
