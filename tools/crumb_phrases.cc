@@ -77,9 +77,13 @@ template <typename T>
 void fill_slots(const TsvFile& f, Grouped<T>& g, std::span<const Slot<T>> slots, Phrases& out) {
   std::string names;
   for (const Slot<T>& s : slots) names += (names.empty() ? "" : ", ") + std::string(s.name);
-  for (const auto& [name, line] : g.line)
-    if (std::none_of(slots.begin(), slots.end(), [&](const Slot<T>& s) { return s.name == name; }))
-      f.fail(line, "unknown table " + name + " (this file holds " + names + ")");
+  for (const auto& table : g.line) {
+    const auto& name = table.first;  // a named copy: lambdas cannot capture structured bindings
+    if (std::none_of(slots.begin(), slots.end(),
+                     [&](const Slot<T>& s) { return s.name == name; })) {
+      f.fail(table.second, "unknown table " + name + " (this file holds " + names + ")");
+    }
+  }
   for (const Slot<T>& s : slots) {
     const auto it = g.tables.find(s.name);
     if (it == g.tables.end()) f.fail(0, "no table " + std::string(s.name));
