@@ -216,10 +216,7 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
   meta["label_counts"] = label_counts(train);
   meta["train_examples"] = train.size();
   meta["valid_examples"] = valid.size();
-  meta["options"] = options_json(t.o);
-  // What was planned from the data and the time, if not given: the file repeats the run.
-  meta["options"]["epochs"] = result.epochs_planned;
-  meta["options"]["max_len"] = result.max_len;
+  meta["options"] = options_json(result.options);
   meta["seed"] = t.o.seed;
   meta["best_epoch"] = result.best_epoch;
   meta["valid_metrics"] = {{"accuracy", result.valid_accuracy},
@@ -267,7 +264,8 @@ void run(TrainCli& t) {
   if (result.interrupted) {
     throw Error(ExitCode::kInterrupted, "interrupted: wrote the best model so far (epoch " +
                                             std::to_string(result.best_epoch) + " of " +
-                                            std::to_string(t.o.epochs) + ") to " + t.output +
+                                            std::to_string(result.options.epochs) + ") to " +
+                                            t.output +
                                             ", marked \"interrupted\": true in its metadata");
   }
   spdlog::info("wrote {} ({:.1f}s)", t.output, result.seconds);

@@ -148,6 +148,7 @@ TEST(Advice, SaysWhatToTryNextAfterTraining) {
   TrainOptions o;
   o.epochs = 10;
   TrainResult r;
+  r.options = o;
   r.best_epoch = 10;
   r.epochs_run = 10;
   r.valid_accuracy = 0.6;
@@ -171,7 +172,8 @@ TEST(Advice, SaysWhatToTryNextAfterTraining) {
       << costly[0];
   r.rejection.reset();
   o.time_budget = 60, o.epochs = 10000;
-  r.epochs_planned = r.epochs_run = r.best_epoch = 12;
+  r.options = o;
+  r.options.epochs = r.epochs_run = r.best_epoch = 12;
   const auto budget = training_advice(r, o, 0.97);
   ASSERT_EQ(budget.size(), 1u);
   EXPECT_NE(budget[0].find("the best epoch was the last one (12)"), std::string::npos) << budget[0];
@@ -232,19 +234,24 @@ TEST(Advice, TrainPrintsTheWarnings) {
   }
 }
 
-// --time-budget plans the epochs from a probe of the machine's speed and records them, so that
-// metadata.options as a --config file repeats the run byte for byte; durations in s, m, h.
-TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
-  TempDir tmp;
+// n JSON Lines records, "status" and "refund" in turn.
+std::string status_or_refund(int n) {
   std::string data;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < n; ++i) {
     data += nlohmann::json{{"text", (i % 2 ? "where is my order " : "refund my order ") +
                                         std::to_string(i)},
                            {"label", i % 2 ? "status" : "refund"}}
                 .dump() +
             "\n";
   }
-  spit(tmp.path("d.jsonl"), data);
+  return data;
+}
+
+// --time-budget plans the epochs from a probe of the machine's speed and records them, so that
+// metadata.options as a --config file repeats the run byte for byte; durations in s, m, h.
+TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
+  TempDir tmp;
+  spit(tmp.path("d.jsonl"), status_or_refund(300));
   const std::string small = " --d-model 16 --heads 2 --layers 1 --d-ff 16 --vocab-size 300 ";
   const auto r = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
                                 quote(tmp.path("m.json")) + small + "--time-budget 2s --epochs 7",
@@ -278,15 +285,7 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
 // the result; an unknown name is refused with the names there are.
 TEST(Preset, FillsInWhatTheFlagsAndConfigDoNotGive) {
   TempDir tmp;
-  std::string data;
-  for (int i = 0; i < 40; ++i) {
-    data += nlohmann::json{{"text", (i % 2 ? "where is my order " : "refund my order ") +
-                                        std::to_string(i)},
-                           {"label", i % 2 ? "status" : "refund"}}
-                .dump() +
-            "\n";
-  }
-  spit(tmp.path("d.jsonl"), data);
+  spit(tmp.path("d.jsonl"), status_or_refund(40));
   spit(tmp.path("c.json"), R"({"dropout": 0.3})");
   const auto r =
       run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
@@ -330,10 +329,11 @@ TEST(MaxLen, ComesFromTheData) {
   ASSERT_EQ(o.config.max_len, 0) << "the default is from the data";
   TrainResult r;
   const Model m = train_model(examples(rows), examples({rows[0], rows[1]}), o, {}, r);
-  EXPECT_EQ(m.config().max_len, r.max_len);
-  EXPECT_GE(r.max_len, 128);
-  EXPECT_LE(r.max_len, 512);
-  EXPECT_EQ(r.max_len & (r.max_len - 1), 0) << r.max_len << " is a power of two";
+  EXPECT_EQ(m.config().max_len, r.options.config.max_len);
+  EXPECT_GE(r.options.config.max_len, 128);
+  EXPECT_LE(r.options.config.max_len, 512);
+  EXPECT_EQ(r.options.config.max_len & (r.options.config.max_len - 1), 0)
+      << r.options.config.max_len << " is a power of two";
 }
 
 }  // namespace

@@ -57,7 +57,7 @@ std::vector<std::string> data_warnings(const std::vector<Example>& train,
 std::vector<std::string> training_advice(const TrainResult& r, const TrainOptions& o,
                                          double train_accuracy) {
   std::vector<std::string> out;
-  const int epochs = r.epochs_planned > 0 ? r.epochs_planned : o.epochs;
+  const int epochs = r.options.epochs;
   if (r.best_epoch == epochs && r.epochs_run == epochs) {
     out.push_back("the best epoch was the last one (" + std::to_string(epochs) +
                   "): the model may still improve with more epochs, e.g. " +

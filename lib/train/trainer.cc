@@ -204,8 +204,9 @@ Config config_of(const TrainOptions& o, int vocab_size, int num_labels) {
   return cfg;
 }
 
+// The data as the model reads it; a max_len left to the data (0) is chosen here, into `o`.
 Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& valid,
-                 const TrainOptions& o) {
+                 TrainOptions& o) {
   std::vector<std::string> labels = choose_labels(train, o);
   std::map<std::string, int> index;
   for (size_t i = 0; i < labels.size(); ++i) index[labels[i]] = static_cast<int>(i);
@@ -221,26 +222,30 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
   Prepared d(std::move(labels), Tokenizer::train(texts, o.config.vocab_size));
   spdlog::info("vocabulary: {} pieces", d.tok.vocab_size());
   d.train_ids = encode_all(d.tok, train, std::numeric_limits<int>::max(), o.threads);
-  TrainOptions resolved = o;
   if (o.config.max_len == 0) {
-    resolved.config.max_len = max_len_for(d.train_ids);
+    o.config.max_len = max_len_for(d.train_ids);
     spdlog::info("max_len {}: 99% of the training emails have at most that many tokens",
-                 resolved.config.max_len);
+                 o.config.max_len);
   }
-  d.cfg = config_of(resolved, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
+  d.cfg = config_of(o, d.tok.vocab_size(), static_cast<int>(d.labels.size()));
   for (auto& ids : d.train_ids) {
     if (static_cast<int>(ids.size()) > d.cfg.max_len) ids.resize(d.cfg.max_len);
   }
+  // Validation examples of an out-of-scope label training lacks go apart; without one (the
+  // common case) the validation data is used as it is, not copied.
   std::vector<Example> in_labels, out;
-  for (const auto& e : valid) (index.count(e.label) ? in_labels : out).push_back(e);
-  if (in_labels.empty()) throw InputError("no validation examples with a training label");
-  d.valid_ids = encode_all(d.tok, in_labels, d.cfg.max_len, o.threads);
+  if (!o.out_of_scope.empty()) {
+    for (const auto& e : valid) (index.count(e.label) ? in_labels : out).push_back(e);
+    if (in_labels.empty()) throw InputError("no validation examples with a training label");
+  }
+  const std::vector<Example>& scored = o.out_of_scope.empty() ? valid : in_labels;
+  d.valid_ids = encode_all(d.tok, scored, d.cfg.max_len, o.threads);
   d.valid_out_ids = encode_all(d.tok, out, d.cfg.max_len, o.threads);
   if (o.bpe_dropout > 0) {
     for (const auto& e : train) d.train_texts.emplace_back(e.text);
   }
   for (const auto& e : train) d.train_y.push_back(index[e.label]);
-  for (const auto& e : in_labels) d.valid_y.push_back(index[e.label]);
+  for (const auto& e : scored) d.valid_y.push_back(index[e.label]);
   return d;
 }
 
@@ -625,11 +630,10 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
                   const TrainOptions& given, const TrainHooks& hooks, TrainResult& result) {
   const auto t0 = Clock::now();
   check_options(given);
-  Prepared d = prepare(train, valid, given);
-  TrainOptions o = given;
+  TrainOptions o = given;  // what the data and the time decide is filled in here
+  Prepared d = prepare(train, valid, o);
   if (o.time_budget > 0) o.epochs = planned_epochs(d, o, t0);
-  result.epochs_planned = o.epochs;
-  result.max_len = d.cfg.max_len;
+  result.options = o;
   Training run(d, o, hooks);
   const std::string fingerprint =
       o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);

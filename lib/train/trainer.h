@@ -56,7 +56,7 @@ struct TrainOptions {
   std::string checkpoint, resume;
   // Seconds for the whole run (> 0): the epochs are then as many as fit, at most `epochs`,
   // planned from a probe of this machine's speed (planned_epochs). Not part of the recipe: the
-  // epochs planned are (TrainResult::epochs_planned), so --config repeats the run exactly.
+  // epochs planned are (TrainResult::options), so --config repeats the run exactly.
   double time_budget = 0;
 };
 
@@ -91,9 +91,10 @@ struct TrainResult {
   double reject_in_scope_accuracy = 0, reject_recall = -1;
   double in_scope_accuracy_without = 0;  // the same in-scope mail, no rejection
   double seconds = 0;
-  int epochs_planned = 0;    // options.epochs, or what --time-budget planned
-  int max_len = 0;           // options' max_len, or the one chosen from the data
-  int epochs_run = 0;        // fewer than epochs_planned after an early stop or an interrupt
+  // The options as run: max_len chosen from the data and the epochs --time-budget planned, if
+  // they were left to them. Its options_json is what --config repeats the run with.
+  TrainOptions options;
+  int epochs_run = 0;        // fewer than options.epochs after an early stop or an interrupt
   bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it
 };
 
