@@ -203,7 +203,7 @@ void Service::classify(const Request& req, Response& res,
   }
   try {
     const Prediction p = predict_email(std::move(body), where);
-    metrics_.predicted(p.label);
+    metrics_.predicted(scored_label(model_, p));
     res.set_content(prediction_text(model_, p, k) + "\n", "application/json");
   } catch (const InputError& e) {
     HttpServer::fail(res, 400, e.what());
@@ -228,7 +228,7 @@ std::string Service::batch_record(std::string_view line, const std::string& wher
     const Email email{text->get_ref<const std::string&>(), ""};
     const Labelled l = std::move(label_emails(model_, {&email, 1}, {true, 1}).front());
     if (l.problem == Problem::kNone) {
-      metrics_.predicted(l.prediction.label);
+      metrics_.predicted(scored_label(model_, l.prediction));
       return record_with_prediction(value, prediction_text(model_, l.prediction, k));
     }
     error = where + ": " + problem_text(l.problem, false);
@@ -293,7 +293,7 @@ void run(const ServeOptions& o) {
                        : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::string> paths;
   for (const auto& route : kRoutes) paths.push_back(route.first);
-  ServeMetrics metrics(paths, model.labels());
+  ServeMetrics metrics(paths, scored_labels(model));
   HttpServer server(
       limits, [&] { metrics.started(); },
       [&](const std::string& path, int status, double seconds) {

@@ -49,14 +49,18 @@ std::string shown_label(const Model& model, const Prediction& p, double min_conf
   return needs_review(p, min_confidence) ? kNeedsReview : model.label_of(p);
 }
 
-MetricsAccumulator model_metrics(const Model& model, std::optional<double> min_confidence, int k) {
+std::vector<std::string> scored_labels(const Model& model) {
   std::vector<std::string> labels = model.labels();
   const auto& reject = model.rejection();
   if (reject && std::find(labels.begin(), labels.end(), reject->label) == labels.end()) {
     labels.push_back(reject->label);
   }
-  MetricsAccumulator metrics(std::move(labels), min_confidence, k);
-  if (reject) metrics.set_out_of_scope(reject->label);
+  return labels;
+}
+
+MetricsAccumulator model_metrics(const Model& model, std::optional<double> min_confidence, int k) {
+  MetricsAccumulator metrics(scored_labels(model), min_confidence, k);
+  if (const auto& reject = model.rejection()) metrics.set_out_of_scope(reject->label);
   return metrics;
 }
 

@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -43,10 +44,13 @@ bool needs_review(const Prediction& p, double min_confidence);
 // prediction ("none of these"), else the predicted label.
 std::string shown_label(const Model& model, const Prediction& p, double min_confidence = -1);
 
-// What eval and batch score with: the model's labels, and its rejection label too when that is
-// not one of them, scored as the out-of-scope label (Evaluation::out_of_scope).
+// The labels a prediction can be shown with: the model's, and its rejection label too when that
+// is not one of them (last).
+std::vector<std::string> scored_labels(const Model& model);
+// What eval and batch score with: scored_labels, the rejection label scored as the out-of-scope
+// label (Evaluation::out_of_scope).
 MetricsAccumulator model_metrics(const Model& model, std::optional<double> min_confidence, int k);
-// The index of p's shown label (Model::label_of) among those labels.
+// The index of p's shown label (Model::label_of) among scored_labels.
 int scored_label(const Model& model, const Prediction& p);
 // The rank of the true label `t` (an index among those labels) in p, or -1 when the model has
 // no such label (the rejection label of its own).

@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 
+#include "model/json_format.h"
 #include "test_support.h"
 
 namespace router {
@@ -277,6 +278,23 @@ TEST_F(Serve, HealthzAndMetrics) {
                            "# TYPE router_http_request_duration_seconds histogram\n",
                            "router_http_requests_in_flight 1\n"}) {
     EXPECT_NE(m.body.find(line), std::string::npos) << line << "\n" << m.body;
+  }
+}
+
+// A model's "none of these" label is counted as the label shown, not as the best guess behind it.
+TEST_F(Serve, MetricsCountRejectedEmailsUnderTheRejectionLabel) {
+  Model m = load_model(test::source_path("tests/fixtures/models/tiny.json"));
+  m.set_rejection(Rejection{0.999, "none"});  // the tiny model is never that sure
+  save_model(m, tmp_.path("m.json"));
+  start({"-m", tmp_.path("m.json")});
+  post("/classify", json_text("where is my order"), "application/json");
+  post("/batch", "{\"text\": \"refund the cake\"}\n", "");
+  const Reply r = get("/metrics");
+  EXPECT_NE(r.body.find("router_predictions_total{label=\"none\"} 2\n"), std::string::npos)
+      << r.body;
+  for (const auto& label : m.labels()) {
+    const std::string zero = "router_predictions_total{label=\"" + label + "\"} 0\n";
+    EXPECT_NE(r.body.find(zero), std::string::npos) << zero << r.body;
   }
 }
 
