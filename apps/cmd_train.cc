@@ -154,6 +154,7 @@ void check_options(TrainCli& t) {
                        "every epoch, so name a new file");
     }
   }
+  if (!t.o.resume.empty()) check_resumable(t.o.resume);
   if (t.o.config.d_model % t.o.config.n_heads != 0) {
     throw UsageError("--heads " + std::to_string(t.o.config.n_heads) +
                      " does not divide --d-model " + std::to_string(t.o.config.d_model) +

@@ -119,6 +119,22 @@ TEST(Checkpoint, AnExistingFileThatIsNoCheckpointIsNotReplaced) {
       << r.err;
   EXPECT_EQ(router::test::slurp(tmp.path("notes.txt")), "my notes\n");
   EXPECT_FALSE(fs::exists(tmp.path("m.json")));
+  // A --resume file that cannot be a checkpoint is refused before the data is read or the
+  // tokenizer trained, naming it.
+  const std::string base = "train --train " + router::test::quote(tmp.path("d.jsonl")) + " -o " +
+                           router::test::quote(tmp.path("m.json")) + " --epochs 1 --resume ";
+  const auto missing =
+      router::test::run_router(base + router::test::quote(tmp.path("no.ck")), tmp.dir());
+  EXPECT_EQ(missing.code, 5) << missing.err;
+  EXPECT_NE(missing.err.find("no.ck"), std::string::npos) << missing.err;
+  const auto notes =
+      router::test::run_router(base + router::test::quote(tmp.path("notes.txt")), tmp.dir());
+  EXPECT_NE(notes.code, 0);
+  EXPECT_NE(notes.err.find("notes.txt: not a training checkpoint"), std::string::npos) << notes.err;
+  for (const auto& r : {missing, notes}) {
+    EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << r.err;
+  }
+  EXPECT_FALSE(fs::exists(tmp.path("m.json")));
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstring>
 #include <fstream>
 #include <string_view>
@@ -59,20 +60,40 @@ void write_checkpoint(const std::string& path, const Checkpoint& c) {
   file.commit();
 }
 
-bool may_hold_checkpoint(const std::string& path) {
-  struct stat st;
-  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return true;
+namespace {
+
+// The regular file at `path` begins as a checkpoint does.
+bool starts_as_checkpoint(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::string start(kMagic.size(), '\0');
   in.read(start.data(), static_cast<std::streamsize>(start.size()));
   return in.gcount() == static_cast<std::streamsize>(kMagic.size()) && start == kMagic;
 }
 
+constexpr const char* kNotOne =
+    ": not a training checkpoint (router train --checkpoint writes them)";
+
+}  // namespace
+
+bool may_hold_checkpoint(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size == 0) return true;
+  return starts_as_checkpoint(path);
+}
+
+void check_resumable(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0)
+    throw IoError("cannot read " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(st.st_mode)) throw IoError("cannot read " + path + ": it is a directory");
+  if (S_ISREG(st.st_mode) && !starts_as_checkpoint(path)) throw InputError(path + kNotOne);
+}
+
 Checkpoint read_checkpoint(const std::string& path, const Config& config) {
   const std::string bytes = read_file(path);
   if (bytes.size() < kMagic.size() + 4 ||
       std::string_view(bytes).substr(0, kMagic.size()) != kMagic) {
-    throw InputError(path + ": not a training checkpoint (router train --checkpoint writes them)");
+    throw InputError(path + kNotOne);
   }
   const uint32_t header_size = get_u32(bytes, kMagic.size());
   size_t at = kMagic.size() + 4;

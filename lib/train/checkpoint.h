@@ -28,6 +28,9 @@ void write_checkpoint(const std::string& path, const Checkpoint& checkpoint);
 // True when `path` may take a checkpoint: absent, empty, not a regular file (a device, a pipe),
 // or a checkpoint already. Anything else is someone's file, which a checkpoint must not replace.
 bool may_hold_checkpoint(const std::string& path);
+// Fails early for a --resume file that cannot be one: absent, a directory (IoError), or a
+// regular file that does not begin as a checkpoint (InputError). read_checkpoint checks the rest.
+void check_resumable(const std::string& path);
 // Reads a checkpoint whose tensors have the shapes `config` implies. Throws InputError naming
 // the path for a file that is not one, or not of this shape.
 Checkpoint read_checkpoint(const std::string& path, const Config& config);
