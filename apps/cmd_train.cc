@@ -33,13 +33,23 @@ struct TrainCli {
   std::map<std::string, CLI::Option*> by_key;  // JSON key -> option, for --config
 };
 
-// Named recipes for --preset, under --config and the flags. accurate: the best measured on
-// CLINC150 within two minutes on 2 cores (docs/benchmarks.md, "None of these"): 92.8-93.2% test
-// accuracy over three seeds against 91.1% for the defaults, in about 8 times their time.
-const std::map<std::string, const char*> kPresets = {
-    {"accurate",
-     R"({"d_model": 128, "heads": 8, "d_ff": 512, "batch_size": 32, "dropout": 0.2,
-         "token_dropout": 0.2, "ema": 0.999, "epochs": 40, "patience": 100})"}};
+// Named recipes for --preset, under --config and the flags: the training library's, as options.
+// accurate: the defaults, named so that a script can pin them. fast: fast_options().
+nlohmann::json preset_options(const std::string& name) {
+  const std::map<std::string, TrainOptions> presets = {{"accurate", TrainOptions{}},
+                                                       {"fast", fast_options()}};
+  const auto it = presets.find(name);
+  if (it == presets.end()) {
+    std::string names;
+    for (const auto& [n, recipe] : presets) names += (names.empty() ? "" : ", ") + n;
+    throw UsageError("--preset " + name + ": no such preset; there are " + names);
+  }
+  nlohmann::json j = options_json(it->second);
+  j.erase("seed");
+  // Epochs from the data are no epochs given: --time-budget then decides them.
+  if (j["epochs"] == 0) j.erase("epochs");
+  return j;
+}
 
 // Values from `j` (a --config file or a preset, named `source`) for every option not given on
 // the command line or by an earlier source.
@@ -77,13 +87,7 @@ void apply_config_file(TrainCli& t) {
 }
 
 void apply_preset(TrainCli& t) {
-  const auto it = kPresets.find(t.preset);
-  if (it == kPresets.end()) {
-    std::string names;
-    for (const auto& [name, recipe] : kPresets) names += (names.empty() ? "" : ", ") + name;
-    throw UsageError("--preset " + t.preset + ": no such preset; there is " + names);
-  }
-  apply_options(t, nlohmann::json::parse(it->second), "--preset " + t.preset);
+  apply_options(t, preset_options(t.preset), "--preset " + t.preset);
 }
 
 std::vector<std::string> split_list(const std::string& s) {
@@ -282,7 +286,7 @@ struct ConfigOptions {
   TrainCli& t;
   std::string group;
   template <typename V>
-  CLI::Option* operator()(const char* flag, const char* key, V& var, const char* help) {
+  CLI::Option* operator()(const char* flag, const char* key, V& var, const std::string& help) {
     CLI::Option* opt = cmd.add_option(flag, var, help)->capture_default_str()->group(group);
     t.by_key[key] = opt;
     return opt;
@@ -317,8 +321,9 @@ void add_essential_options(CLI::App& cmd, TrainCli& t) {
          "Options from a JSON object (a model's metadata.options is one); flags override it")
       ->group(group);
   cmd.add_option("--preset", t.preset,
-                 "A named recipe under --config and the flags: accurate (d_model 128, 40 epochs: "
-                 "about 2 points more than the defaults on CLINC150, in 8 times their time)")
+                 "A named recipe under --config and the flags: accurate (the defaults) or fast "
+                 "(d_model 64, 20 epochs of batch 32: about 2.5 points less on CLINC150, in a "
+                 "thirtieth of the time)")
       ->group(group);
   ConfigOptions add{cmd, t, group};
   add("--labels", "labels", t.labels, "Comma-separated label order (default: sorted)");
@@ -370,7 +375,11 @@ void add_architecture_options(CLI::App& cmd, TrainCli& t) {
 void add_schedule_options(CLI::App& cmd, TrainCli& t) {
   ConfigOptions add{cmd, t, "Training"};
   TrainOptions& o = t.o;
-  add("--epochs", "epochs", o.epochs, "Maximum epochs")->check(CLI::Range(1, 100000));
+  add("--epochs", "epochs", o.epochs,
+      "Maximum epochs (auto: " + std::to_string(kDefaultEpochs) + ", fewer for data that would " +
+          "make more than " + std::to_string(kDefaultSteps) + " steps)")
+      ->check(CLI::Range(0, 100000))
+      ->default_str("auto");
   cmd.add_option("--time-budget", t.time_budget,
                  "Train as many epochs as fit in this time on this machine (900, 90s, 15m, 2h), "
                  "planned from a probe of its speed; metadata.options records the epochs, so "

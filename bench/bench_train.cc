@@ -11,9 +11,10 @@
 namespace router::bench {
 namespace {
 
-// kShard test emails of about n tokens each (the kShard at and after the first of length >= n, in
-// length order), with fixed dropout keys.
+// The shard of a batch of 32 (shard_size): that many test emails of about n tokens each (those at
+// and after the first of length >= n, in length order), with fixed dropout keys.
 Batch shard_near(int n) {
+  constexpr size_t kShard = shard_size(32);
   const auto& ids = test_ids();
   const auto& order = test_ids_by_length();
   size_t lo = 0;

@@ -37,7 +37,8 @@ mkdir -p "$OUT"
 head -n 150 "$CLINC/valid.jsonl" > "$OUT/valid150.jsonl"
 
 ARCH=(--d-model 64 --heads 4 --layers 2 --d-ff 256 --max-len 128 --batch-size 32)
-RULES=(--lr 2e-3 --weight-decay 0.01 --dropout 0.1 --label-smoothing 0.1 --warmup 0.05 --clip 1.0)
+RULES=(--lr 2e-3 --weight-decay 0.01 --dropout 0.1 --label-smoothing 0.1 --warmup 0.05 --clip 1.0
+       --token-dropout 0 --bpe-dropout 0 --ema 0)
 
 # --- token ids from router's tokenizer ---------------------------------------------------------
 cat > "$OUT/encode_ids.cc" <<'EOF'

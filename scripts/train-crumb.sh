@@ -39,7 +39,7 @@ labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,or
 options=(--train crumb-train.jsonl --valid "$hand_valid" --labels "$labels"
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 512 --vocab-size 6000
          --epochs 16 --patience 16 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
-         --label-smoothing 0.1 --token-dropout 0.1 --ema 0.998
+         --label-smoothing 0.1 --token-dropout 0.1 --bpe-dropout 0 --ema 0.998
          --seed 42 --threads 2)
 (cd "$tmp" && "$router" train "${options[@]}" --positional sinusoidal -o "$out/crumb.json")
 [ "${CRUMB_ONLY:-}" = crumb ] && exit 0

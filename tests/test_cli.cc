@@ -330,7 +330,7 @@ TEST_F(Cli, ErrorsSpeakOfFlagsAndLinesNotInternals) {
                                   "{\"text\": \"cancel it\", \"label\": \"b\"}\n");
   const Result heads = run("train --train " + quote(train) + " --heads 5 -o m.json");
   EXPECT_EQ(heads.code, 2);
-  EXPECT_NE(heads.err.find("--heads 5 does not divide --d-model 64"), std::string::npos)
+  EXPECT_NE(heads.err.find("--heads 5 does not divide --d-model 128"), std::string::npos)
       << heads.err;
   EXPECT_EQ(heads.err.find("/config/"), std::string::npos) << heads.err;
   EXPECT_EQ(heads.err.find("vocabulary"), std::string::npos) << "checked before any work";

@@ -119,7 +119,7 @@ std::vector<Example> two_labels(int n, uint64_t seed, bool with_out_of_scope) {
 }
 
 TrainOptions small_options() {
-  TrainOptions o;
+  TrainOptions o = fast_options();
   o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
   o.config.max_len = 32, o.config.vocab_size = 300;
   o.epochs = 3, o.batch_size = 16, o.lr = 1e-2, o.seed = 3, o.threads = 1;

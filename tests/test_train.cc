@@ -39,7 +39,7 @@ std::vector<Example> order_task(int n, uint64_t seed) {
 }
 
 TrainOptions tiny_options(int threads) {
-  TrainOptions o;
+  TrainOptions o = fast_options();
   o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
   o.config.max_len = 64, o.config.vocab_size = 400;
   o.epochs = 12, o.batch_size = 16, o.lr = 1e-2, o.dropout = 0.1;
@@ -57,6 +57,23 @@ TEST(Train, LearnsWordOrderAndIsReproducibleAcrossThreads) {
   // Calibration is fitted and improves (or keeps) the validation ECE.
   EXPECT_GT(r1.temperature, 0.0);
   EXPECT_LE(r1.ece_after, r1.ece_before + 1e-9);
+}
+
+// The defaults' epochs (epochs = 0): 80, or as many as make 75,000 steps when that is fewer, at
+// least one; the run records the number it chose.
+TEST(Train, DefaultEpochsAreEightyOrSeventyFiveThousandSteps) {
+  EXPECT_EQ(default_epochs(60, 16), 80);
+  EXPECT_EQ(default_epochs(15000, 16), 80);  // CLINC150: 938 steps an epoch
+  EXPECT_EQ(default_epochs(30000, 16), 40);
+  EXPECT_EQ(default_epochs(1000000, 16), 2);
+  EXPECT_EQ(default_epochs(100000000, 16), 1);
+  EXPECT_EQ(TrainOptions{}.epochs, 0);
+  TrainOptions o = tiny_options(1);
+  o.epochs = 0;
+  o.patience = 1;  // the order task stops early; the epochs planned are recorded all the same
+  TrainResult r;
+  train_model(order_task(40, 1), order_task(10, 2), o, {}, r);
+  EXPECT_EQ(r.options.epochs, 80);
 }
 
 // Trains the order task with `set` applied to the options, on 1 and 2 threads, and once more

@@ -281,32 +281,42 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
   }
 }
 
-// --preset accurate fills in what neither the flags nor --config give; metadata.options records
-// the result; an unknown name is refused with the names there are.
+// --preset fills in what neither the flags nor --config give; metadata.options records the
+// result. accurate is the defaults; fast the small recipe (fast_options). An unknown name is
+// refused with the names there are.
 TEST(Preset, FillsInWhatTheFlagsAndConfigDoNotGive) {
   TempDir tmp;
   spit(tmp.path("d.jsonl"), status_or_refund(40));
   spit(tmp.path("c.json"), R"({"dropout": 0.3})");
-  const auto r =
-      run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
-                     quote(tmp.path("m.json")) + " --config " + quote(tmp.path("c.json")) +
-                     " --preset accurate --epochs 1 --d-model 16 --heads 2 --d-ff 16 "
-                     "--vocab-size 300",
-                 tmp.dir());
-  ASSERT_EQ(r.code, 0) << r.err;
-  const auto o =
-      nlohmann::json::parse(router::test::slurp(tmp.path("m.json")))["metadata"]["options"];
+  const auto options_of = [&](const std::string& name, const std::string& args) {
+    const auto r =
+        run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " + quote(tmp.path(name)) +
+                       " --epochs 1 --d-model 16 --heads 2 " + "--d-ff 16 --vocab-size 300 " + args,
+                   tmp.dir());
+    EXPECT_EQ(r.code, 0) << r.err;
+    return nlohmann::json::parse(router::test::slurp(tmp.path(name)))["metadata"]["options"];
+  };
+  const auto o = options_of("m.json", "--config " + quote(tmp.path("c.json")) + " --preset fast");
   EXPECT_EQ(o["epochs"], 1) << "a flag wins";
   EXPECT_EQ(o["d_model"], 16);
   EXPECT_EQ(o["dropout"], 0.3) << "--config wins over the preset";
-  EXPECT_EQ(o["token_dropout"], 0.2) << "from the preset";
-  EXPECT_EQ(o["ema"], 0.999);
+  EXPECT_EQ(o["token_dropout"], 0) << "from the preset";
+  EXPECT_EQ(o["ema"], 0);
   EXPECT_EQ(o["batch_size"], 32);
+  EXPECT_EQ(o, options_json([] {
+              TrainOptions f = fast_options();
+              f.config.d_model = 16, f.config.n_heads = 2, f.config.d_ff = 16;
+              f.config.vocab_size = 300, f.epochs = 1, f.dropout = 0.3;
+              f.config.max_len = 64;  // from the data
+              return f;
+            }()));
+  EXPECT_EQ(options_of("a.json", "--preset accurate"), options_of("d.json", ""));
   const auto bad = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
                                   quote(tmp.path("b.json")) + " --preset fastest",
                               tmp.dir());
   EXPECT_EQ(bad.code, 2);
-  EXPECT_NE(bad.err.find("--preset fastest: no such preset; there is accurate"), std::string::npos)
+  EXPECT_NE(bad.err.find("--preset fastest: no such preset; there are accurate, fast"),
+            std::string::npos)
       << bad.err;
 }
 

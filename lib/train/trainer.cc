@@ -272,7 +272,8 @@ class Training {
         n_(static_cast<int>(d.train_ids.size())),
         steps_per_epoch_((n_ + o.batch_size - 1) / o.batch_size),
         total_steps_(static_cast<int64_t>(steps_per_epoch_) * o.epochs),
-        max_shards_((o.batch_size + kShard - 1) / kShard),
+        shard_(shard_size(o.batch_size)),
+        max_shards_((o.batch_size + shard_ - 1) / shard_),
         caches_(max_shards_),
         shard_loss_(max_shards_),
         shard_correct_(max_shards_),
@@ -394,7 +395,7 @@ class Training {
   void step(const std::vector<int>& members, const std::vector<std::vector<int32_t>>& epoch_ids,
             int epoch, EpochTotals& totals) {
     const int B = static_cast<int>(members.size());
-    const int shards = (B + kShard - 1) / kShard;
+    const int shards = (B + shard_ - 1) / shard_;
     if (o_.token_dropout > 0) in_batch_[kUnkId] = 1;
     for (int j : members) {
       for (int32_t id : epoch_ids[j]) in_batch_[id] = 1;
@@ -432,7 +433,7 @@ class Training {
     std::vector<const std::vector<int32_t>*> seqs;
     std::vector<int> targets;
     std::vector<uint64_t> keys;
-    for (int j = s * kShard; j < std::min(B, (s + 1) * kShard); ++j) {
+    for (int j = s * shard_; j < std::min(B, (s + 1) * shard_); ++j) {
       seqs.push_back(&epoch_ids[members[j]]);
       targets.push_back(d_.train_y[members[j]]);
       // Dropout stream of this example at this step: independent of shards and threads.
@@ -542,7 +543,7 @@ class Training {
   const Mat<float> positions_;
   const int n_, steps_per_epoch_;
   const int64_t total_steps_;
-  const int max_shards_;
+  const int shard_, max_shards_;  // examples per shard (shard_size), shards per full batch
   std::vector<Params<float>> shard_grads_;
   std::vector<ForwardCache<float>> caches_;
   std::vector<double> shard_loss_;
@@ -626,11 +627,26 @@ std::string run_fingerprint(const std::vector<Example>& train, const std::vector
 
 }  // namespace
 
+TrainOptions fast_options() {
+  TrainOptions o;
+  o.config.d_model = 64, o.config.n_heads = 4, o.config.d_ff = 256;
+  o.epochs = 20, o.batch_size = 32, o.patience = 5;
+  o.dropout = 0.1, o.token_dropout = 0, o.bpe_dropout = 0, o.ema = 0;
+  return o;
+}
+
+int default_epochs(size_t examples, int batch_size) {
+  const int64_t steps = (static_cast<int64_t>(examples) + batch_size - 1) / batch_size;
+  const int64_t epochs = (kDefaultSteps + steps - 1) / std::max<int64_t>(1, steps);
+  return static_cast<int>(std::clamp<int64_t>(epochs, 1, kDefaultEpochs));
+}
+
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
                   const TrainOptions& given, const TrainHooks& hooks, TrainResult& result) {
   const auto t0 = Clock::now();
   check_options(given);
   TrainOptions o = given;  // what the data and the time decide is filled in here
+  if (o.epochs == 0) o.epochs = default_epochs(train.size(), o.batch_size);
   Prepared d = prepare(train, valid, o);
   if (o.time_budget > 0) o.epochs = planned_epochs(d, o, t0);
   result.options = o;

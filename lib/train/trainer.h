@@ -5,6 +5,7 @@
 // threads only decide who computes which shard, and shard gradients are summed in index order.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <functional>
 #include <string>
@@ -19,30 +20,40 @@
 
 namespace router {
 
-// Examples per shard: the unit of parallel work inside a batch. Fixed, so that the summation
-// order of gradients never depends on the number of threads.
-constexpr int kShard = 16;
+// Examples per shard, the unit of parallel work inside a batch: half the batch, from 8 to 16
+// examples, so that from batch 16 up a step has a shard for each of two cores, and no shard is so
+// small that its matrix products stop paying. Of the batch size alone, so that the summation order
+// of gradients never depends on the number of threads.
+constexpr int shard_size(int batch_size) { return std::clamp(batch_size / 2, 8, 16); }
 
 inline constexpr int kMinAutoLen = 64, kMaxAutoLen = 512;
+
+// The defaults are the best recipe measured (docs/benchmarks.md, "Training"): a wide model, kept
+// from overfitting by dropout, word dropout and BPE-dropout, judged on a moving average of its
+// weights, trained for about kDefaultSteps steps.
+inline constexpr int kDefaultEpochs = 80;
+inline constexpr int64_t kDefaultSteps = 75000;
 
 struct TrainOptions {
   // The architecture. vocab_size is the vocabulary asked for (the tokenizer may learn fewer
   // pieces); num_labels comes from the data.
   // max_len 0: from the data (the 99th percentile of the training emails' token counts, rounded up
   // to a power of two, kMinAutoLen to kMaxAutoLen).
-  Config config{.max_len = 0, .vocab_size = 4000};
+  Config config{.d_model = 128, .n_heads = 8, .d_ff = 512, .max_len = 0, .vocab_size = 4000};
   int local_heads = 0;  // heads of layer 0 that start on the previous / next token
-  int epochs = 20;
-  int batch_size = 32;
+  // 0: from the data, kDefaultEpochs or as many as make kDefaultSteps steps if that is fewer
+  // (default_epochs), so that a large data set takes no longer than a small one.
+  int epochs = 0;
+  int batch_size = 16;
   double lr = 2e-3;
   double weight_decay = 0.01;
-  double dropout = 0.1;
-  double token_dropout = 0;  // share of training tokens read as [UNK] (word dropout)
-  double bpe_dropout = 0;    // share of BPE merges skipped when training texts are encoded
+  double dropout = 0.2;
+  double token_dropout = 0.2;  // share of training tokens read as [UNK] (word dropout)
+  double bpe_dropout = 0.1;    // share of BPE merges skipped when training texts are encoded
   double label_smoothing = 0.1;
-  double ema = 0;        // decay of the weights' moving average, judged and kept; 0 = off
+  double ema = 0.999;    // decay of the weights' moving average, judged and kept; 0 = off
   double warmup = 0.05;  // share of all steps spent warming up
-  int patience = 5;      // epochs without a better validation accuracy before stopping
+  int patience = 20;     // epochs without a better validation accuracy before stopping
   double clip = 1.0;     // max global gradient norm; 0 = off
   uint64_t seed = 42;
   int threads = 0;                  // 0 = all cores
@@ -97,6 +108,15 @@ struct TrainResult {
   int epochs_run = 0;        // fewer than options.epochs after an early stop or an interrupt
   bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it
 };
+
+// The small recipe that was the default before (`router train --preset fast`): d_model 64, batch
+// 32, 20 epochs, no word dropout, BPE-dropout or averaging; about 2.5 points less on CLINC150 in a
+// thirtieth of the time (docs/benchmarks.md, "Training").
+TrainOptions fast_options();
+
+// The epochs of epochs = 0: kDefaultEpochs, fewer when `examples` make more than kDefaultSteps
+// steps of `batch_size` in that many (at least one).
+int default_epochs(size_t examples, int batch_size);
 
 // Splits off a seeded share of `all` for validation (stratified by label; at least one example
 // per label stays in training).
