@@ -255,8 +255,9 @@ void run(TrainCli& t) {
                result.ece_after);
   if (const auto& r = result.rejection) {
     spdlog::info(
-        "none of these: below confidence {:.4f} an email is \"{}\" (validation: in-scope "
-        "accuracy {:.4f}{})",
+        "none of these: below {} {:.4f} an email is \"{}\" (validation: in-scope accuracy "
+        "{:.4f}{})",
+        r->score == Rejection::Score::kInScope ? "an in-scope probability of" : "confidence",
         r->below, r->label, result.reject_in_scope_accuracy,
         result.reject_recall < 0
             ? fmt::format(", no out-of-scope example: the least confident {:g}% rejected",
@@ -330,9 +331,10 @@ void add_essential_options(CLI::App& cmd, TrainCli& t) {
   add("--valid-share", "valid_share", t.valid_share, "Held-out share when --valid is absent")
       ->check(CLI::Range(0.01, 0.5));
   add("--out-of-scope", "out_of_scope", t.o.out_of_scope,
-      "The label of mail that is none of the others (e.g. oos): learn a confidence below which "
-      "an email gets it, from validation examples of it (or, with none, rejecting the least "
-      "confident 5%); the training data may have it too");
+      "The label of mail that is none of the others (e.g. oos): learn a score below which an "
+      "email gets it, from validation examples of it (or, with none, rejecting the lowest 5%). "
+      "The score is the confidence, or, when the training data has the label too, the "
+      "probability of being in scope");
   add("--threads", "threads", t.o.threads, "Threads (0 = all cores); never changes the result")
       ->check(CLI::Range(0, 256));
   cmd.add_flag("--record-time", t.record_time,

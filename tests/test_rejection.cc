@@ -58,6 +58,34 @@ TEST(Rejection, BothFormatsKeepItAndLabellingAppliesIt) {
   EXPECT_EQ(model_to_json(tiny()).find("reject_"), std::string::npos);
 }
 
+// The in-scope score: 1 - the probability of the rejection label, which must be the model's own.
+TEST(Rejection, TheInScopeScoreIsOneMinusTheRejectionLabelsProbability) {
+  Model m = tiny();
+  const std::string oos = m.labels().back();
+  const Email e{"where is my order", ""};
+  const Prediction p = label_emails(m, {&e, 1}, {}).front().prediction;
+  const double in_scope = 1.0 - p.probs.back();
+  for (const double below : {in_scope - 0.01, in_scope + 0.01}) {
+    m.set_rejection(Rejection{below, oos, Rejection::Score::kInScope});
+    for (const Model& read : {load_model_from_string(model_to_json(m), "m.json"),
+                              model_from_binary(model_to_binary(m), "m.bin")}) {
+      ASSERT_TRUE(read.rejection().has_value());
+      EXPECT_EQ(read.rejection()->score, Rejection::Score::kInScope);
+      EXPECT_EQ(label_emails(read, {&e, 1}, {}).front().prediction.rejected, in_scope < below)
+          << below;
+    }
+  }
+  EXPECT_NE(model_to_json(m).find("\"reject_by\":\"in_scope\""), std::string::npos);
+  m.set_rejection(Rejection{0.5, "not_a_label", Rejection::Score::kInScope});
+  try {
+    load_model_from_string(model_to_json(m), "bad.json");
+    ADD_FAILURE() << "accepted an in-scope rule for a label the model lacks";
+  } catch (const ModelError& e) {
+    EXPECT_NE(std::string(e.what()).find("/calibration/reject_by"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(model_from_binary(model_to_binary(m), "bad.bin"), ModelError);
+}
+
 TEST(Rejection, BrokenRulesAreRejectedNamingTheField) {
   nlohmann::ordered_json j = nlohmann::ordered_json::parse(model_to_json(tiny()));
   j["calibration"]["reject_below"] = 1.5;
@@ -140,6 +168,9 @@ TEST(Rejection, TrainingLearnsItWithOrWithoutOutOfScopeTrainingMail) {
     const bool learned_as_label =
         std::find(m.labels().begin(), m.labels().end(), "oos") != m.labels().end();
     EXPECT_EQ(learned_as_label, in_training);
+    // Learned as a label, it is scored by the probability of being in scope.
+    EXPECT_EQ(m.rejection()->score,
+              in_training ? Rejection::Score::kInScope : Rejection::Score::kConfidence);
   }
   // No out-of-scope example anywhere: the least confident 5% of validation mail.
   TrainResult r;

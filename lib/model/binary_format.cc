@@ -58,6 +58,7 @@ std::string model_to_binary(const Model& model, const std::string& known_words) 
   if (const auto& r = model.rejection()) {
     header["reject_below"] = r->below;
     header["reject_label"] = r->label;
+    if (r->score != Rejection::Score::kConfidence) header["reject_by"] = to_string(r->score);
   }
   const std::string h = header.dump();
   std::string out(kMagic, sizeof kMagic);
@@ -109,8 +110,12 @@ Header read_header(Reader& r, const std::string& name) {
   if (h.json.contains("reject_below") || h.json.contains("reject_label")) {
     h.rejection = Rejection{h.json.at("reject_below").get<double>(),
                             h.json.at("reject_label").get<std::string>()};
-    if (!(h.rejection->below >= 0 && h.rejection->below <= 1) || h.rejection->label.empty()) {
-      throw ModelError(name + ": bad rejection rule (reject_below, reject_label)");
+    const auto score = rejection_score_from_string(h.json.value("reject_by", "confidence"));
+    if (!score)
+      throw ModelError(name + ": bad rejection rule: reject_by: expected confidence or in_scope");
+    h.rejection->score = *score;
+    if (const auto problem = rejection_problem(*h.rejection, h.labels)) {
+      throw ModelError(name + ": bad rejection rule: " + problem->field + ": " + problem->what);
     }
   }
   return h;

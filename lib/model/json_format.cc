@@ -151,18 +151,28 @@ std::vector<std::string> read_labels(const Checker& c, const json& j) {
   return labels;
 }
 
-// "reject_below" and "reject_label" of /calibration: both or neither.
-std::optional<Rejection> read_rejection(const Checker& c, const json& cal) {
+// "reject_below" and "reject_label" of /calibration: both or neither; "reject_by" with them.
+std::optional<Rejection> read_rejection(const Checker& c, const json& cal,
+                                        const std::vector<std::string>& labels) {
   const bool below = cal.contains("reject_below"), label = cal.contains("reject_label");
-  if (!below && !label) return std::nullopt;
+  if (!below && !label) {
+    if (cal.contains("reject_by")) c.fail("/calibration/reject_by", "needs reject_below");
+    return std::nullopt;
+  }
   if (below != label) c.fail("/calibration", "reject_below and reject_label go together");
   const json& b = cal["reject_below"];
-  if (!b.is_number() || !(b.get<double>() >= 0 && b.get<double>() <= 1)) {
-    c.fail("/calibration/reject_below", "expected a number from 0 to 1");
+  if (!b.is_number()) c.fail("/calibration/reject_below", "expected a number from 0 to 1");
+  Rejection r{b.get<double>(), c.string(cal["reject_label"], "/calibration/reject_label")};
+  if (cal.contains("reject_by")) {
+    const auto score =
+        rejection_score_from_string(c.string(cal["reject_by"], "/calibration/reject_by"));
+    if (!score) c.fail("/calibration/reject_by", "expected \"confidence\" or \"in_scope\"");
+    r.score = *score;
   }
-  const std::string& name = c.string(cal["reject_label"], "/calibration/reject_label");
-  if (name.empty()) c.fail("/calibration/reject_label", "empty label");
-  return Rejection{b.get<double>(), name};
+  if (const auto problem = rejection_problem(r, labels)) {
+    c.fail(std::string("/calibration/") + problem->field, problem->what);
+  }
+  return r;
 }
 
 Tokenizer read_tokenizer(const Checker& c, const json& j) {
@@ -293,7 +303,7 @@ Model load_parsed(const json& j, const std::string& name,
   if (j.contains("calibration")) {
     const json& cal = j["calibration"];
     if (!cal.is_object()) c.fail("/calibration", "expected an object");
-    c.only_keys(cal, "/calibration", {"temperature", "reject_below", "reject_label"});
+    c.only_keys(cal, "/calibration", {"temperature", "reject_below", "reject_label", "reject_by"});
     if (cal.contains("temperature")) {
       const json& t = cal["temperature"];
       if (!t.is_number() || !valid_temperature(t.get<double>())) {
@@ -301,7 +311,7 @@ Model load_parsed(const json& j, const std::string& name,
       }
       temperature = t.get<double>();
     }
-    rejection = read_rejection(c, cal);
+    rejection = read_rejection(c, cal, labels);
   }
   json metadata = json::object();
   if (j.contains("metadata")) {
@@ -353,6 +363,7 @@ std::string model_to_json(const Model& model) {
   if (const auto& r = model.rejection()) {
     calibration["reject_below"] = r->below;
     calibration["reject_label"] = r->label;
+    if (r->score != Rejection::Score::kConfidence) calibration["reject_by"] = to_string(r->score);
   }
   field("calibration", calibration);
   field("metadata", model.metadata());

@@ -72,8 +72,7 @@ std::vector<Labelled> label_emails(const Model& model, std::span<const Email> em
     const int i = modelled[j];
     out[i].prediction = std::move(preds[j]);
     out[i].prediction.truncated = truncated[i];
-    const auto& reject = model.rejection();
-    out[i].prediction.rejected = reject && out[i].prediction.confidence < reject->below;
+    out[i].prediction.rejected = model.rejects(out[i].prediction);
   }
   return out;
 }

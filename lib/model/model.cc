@@ -28,6 +28,37 @@ std::optional<LabelProblem> check_labels(const std::vector<std::string>& labels)
 
 bool valid_temperature(double temperature) { return std::isfinite(temperature) && temperature > 0; }
 
+const char* to_string(Rejection::Score score) {
+  return score == Rejection::Score::kInScope ? "in_scope" : "confidence";
+}
+
+std::optional<Rejection::Score> rejection_score_from_string(const std::string& name) {
+  if (name == "confidence") return Rejection::Score::kConfidence;
+  if (name == "in_scope") return Rejection::Score::kInScope;
+  return std::nullopt;
+}
+
+std::optional<RejectionProblem> rejection_problem(const Rejection& r,
+                                                  const std::vector<std::string>& labels) {
+  if (!(r.below >= 0 && r.below <= 1)) {
+    return RejectionProblem{"reject_below", "expected a number from 0 to 1"};
+  }
+  if (r.label.empty()) return RejectionProblem{"reject_label", "empty label"};
+  if (r.score == Rejection::Score::kInScope &&
+      std::find(labels.begin(), labels.end(), r.label) == labels.end()) {
+    return RejectionProblem{
+        "reject_by", "in_scope needs reject_label '" + r.label + "' to be one of the labels"};
+  }
+  return std::nullopt;
+}
+
+bool Model::rejects(const Prediction& p) const {
+  if (!rejection_) return false;
+  if (rejection_->score == Rejection::Score::kConfidence) return p.confidence < rejection_->below;
+  const auto k = std::find(labels_.begin(), labels_.end(), rejection_->label) - labels_.begin();
+  return 1.0 - p.probs[static_cast<size_t>(k)] < rejection_->below;
+}
+
 Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer,
              Params<float> params, double temperature, nlohmann::json metadata)
     : config_(config),

@@ -34,13 +34,30 @@ struct Prediction {
   bool rejected = false;
 };
 
-// "None of these": a prediction whose confidence is below `below` is given `label` instead, a
-// label of the model (trained on out-of-scope examples) or a name of its own. Learned in training
-// (--out-of-scope), kept in the model file, applied by label_emails.
+// "None of these": a prediction whose score is below `below` is given `label` instead, a label of
+// the model (trained on out-of-scope examples) or a name of its own. Learned in training
+// (--out-of-scope), kept in the model file, applied by label_emails (Model::rejects).
 struct Rejection {
+  // The score: the best label's probability, or, when `label` is one the model learned from
+  // out-of-scope examples, the probability that the email is in scope (1 - that label's), which
+  // tells out-of-scope mail apart better (docs/benchmarks.md, "None of these").
+  enum class Score { kConfidence, kInScope };
   double below = 0;
   std::string label;
+  Score score = Score::kConfidence;
 };
+// Rejection::Score as model files name it ("reject_by"): "confidence", "in_scope".
+const char* to_string(Rejection::Score score);
+std::optional<Rejection::Score> rejection_score_from_string(const std::string& name);
+// What is wrong with `r` for a model with `labels`, if anything: `below` outside 0..1, an empty
+// label, or the in-scope score with a label the model does not have. `field` is the model files'
+// name of the value at fault.
+struct RejectionProblem {
+  const char* field;
+  std::string what;
+};
+std::optional<RejectionProblem> rejection_problem(const Rejection& r,
+                                                  const std::vector<std::string>& labels);
 
 // The rules a model's labels and temperature obey, whichever the file format.
 inline constexpr int kMaxLabels = 10000;
@@ -78,6 +95,8 @@ class Model {
   void set_temperature(double t) { temperature_ = t; }
   const std::optional<Rejection>& rejection() const { return rejection_; }
   void set_rejection(std::optional<Rejection> r) { rejection_ = std::move(r); }
+  // True when the rejection rule sets `p` aside: its score is below the rule's threshold.
+  bool rejects(const Prediction& p) const;
   // The label a prediction is shown with: the rejection label when it was rejected.
   const std::string& label_of(const Prediction& p) const {
     return p.rejected ? rejection_->label : labels_[p.label];

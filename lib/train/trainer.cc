@@ -561,8 +561,22 @@ class Training {
   int64_t step_ = 0;
 };
 
+// The probability that each row's email is in scope, 1 - P(label `oos`), at temperature T.
+std::vector<double> in_scope_probabilities(const Mat<float>& logits, int oos, double T) {
+  std::vector<double> out;
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const double mx = logits.row(i).maxCoeff() / T;
+    double sum = 0;
+    for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
+    out.push_back(1.0 - std::exp(logits(i, oos) / T - mx) / sum);
+  }
+  return out;
+}
+
 // The rejection rule of --out-of-scope, learned on the validation data at the chosen temperature:
-// `valid_logits` are the best weights' on the validation examples with a training label.
+// `valid_logits` are the best weights' on the validation examples with a training label. A
+// model that learned the out-of-scope label scores by the probability of being in scope, any
+// other by its confidence (Rejection::Score).
 void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<float>& valid_logits,
                      const TrainOptions& o, TrainResult& result) {
   const auto it = std::find(d.labels.begin(), d.labels.end(), o.out_of_scope);
@@ -572,6 +586,7 @@ void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<flo
   std::vector<double> conf;
   std::vector<bool> right;
   confidences(valid_logits, d.valid_y, T, conf, right);
+  if (oos >= 0) conf = in_scope_probabilities(valid_logits, oos, T);
   for (size_t i = 0; i < conf.size(); ++i) {
     (d.valid_y[i] == oos ? out_of_scope : in_scope).emplace_back(conf[i], right[i]);
   }
@@ -583,7 +598,8 @@ void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<flo
     for (double c : conf) out_of_scope.emplace_back(c, false);  // no label to be caught by
   }
   const double below = choose_rejection(in_scope, out_of_scope);
-  result.rejection = Rejection{below, o.out_of_scope};
+  result.rejection = Rejection{
+      below, o.out_of_scope, oos >= 0 ? Rejection::Score::kInScope : Rejection::Score::kConfidence};
   double kept_right = 0, caught = 0, right_without = 0;
   for (const auto& [c, r] : in_scope) kept_right += r && c >= below, right_without += r;
   result.in_scope_accuracy_without = right_without / std::max<size_t>(1, in_scope.size());
