@@ -46,8 +46,6 @@ nlohmann::json preset_options(const std::string& name) {
   }
   nlohmann::json j = options_json(it->second);
   j.erase("seed");
-  // Epochs from the data are no epochs given: --time-budget then decides them.
-  if (j["epochs"] == 0) j.erase("epochs");
   return j;
 }
 
@@ -128,11 +126,7 @@ double parse_duration(const std::string& text) {
 void check_options(TrainCli& t) {
   if (!t.config.empty()) apply_config_file(t);
   if (!t.preset.empty()) apply_preset(t);
-  if (!t.time_budget.empty()) {
-    t.o.time_budget = parse_duration(t.time_budget);
-    // The budget decides the epochs: --epochs, if given, only caps them.
-    if (t.by_key.at("epochs")->count() == 0 && t.config.empty()) t.o.epochs = 10000;
-  }
+  if (!t.time_budget.empty()) t.o.time_budget = parse_duration(t.time_budget);
   t.o.config.positional = positional_from_string(t.positional);
   t.o.config.pooling = pooling_from_string(t.pooling);
   t.o.labels = split_list(t.labels);
@@ -383,12 +377,13 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
       ->check(CLI::Range(0, 100000))
       ->default_str("auto");
   cmd.add_option("--time-budget", t.time_budget,
-                 "Train as many epochs as fit in this time on this machine (900, 90s, 15m, 2h), "
-                 "planned from a probe of its speed; metadata.options records the epochs, so "
-                 "--config repeats the run exactly")
+                 "Train as many of the epochs as fit in this time on this machine (900, 90s, "
+                 "15m, 2h), planned from a probe of its speed; metadata.options records the "
+                 "epochs, so --config repeats the run exactly")
       ->group("Training");
-  add("--patience", "patience", o.patience, "Stop after this many epochs without improvement")
-      ->check(CLI::Range(1, 100000));
+  add("--patience", "patience", o.patience,
+      "Stop after this many epochs without improvement (0 = never stop early)")
+      ->check(CLI::Range(0, 100000));
   add("--batch-size", "batch_size", o.batch_size, "Emails per step")->check(CLI::Range(1, 65536));
   add("--lr", "lr", o.lr, "Peak learning rate")->check(CLI::Range(0.0, 10.0));
   add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")

@@ -68,12 +68,13 @@ TEST(Train, DefaultEpochsAreEightyOrSeventyFiveThousandSteps) {
   EXPECT_EQ(default_epochs(1000000, 16), 2);
   EXPECT_EQ(default_epochs(100000000, 16), 1);
   EXPECT_EQ(TrainOptions{}.epochs, 0);
+  EXPECT_EQ(TrainOptions{}.patience, 0) << "the default never stops early";
   TrainOptions o = tiny_options(1);
-  o.epochs = 0;
-  o.patience = 1;  // the order task stops early; the epochs planned are recorded all the same
+  o.epochs = 0, o.patience = 0;
   TrainResult r;
   train_model(order_task(40, 1), order_task(10, 2), o, {}, r);
   EXPECT_EQ(r.options.epochs, 80);
+  EXPECT_EQ(r.epochs_run, 80);
 }
 
 // Trains the order task with `set` applied to the options, on 1 and 2 threads, and once more

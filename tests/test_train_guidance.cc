@@ -271,6 +271,15 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
                  tmp.dir());
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(router::test::slurp(tmp.path("again.json")), router::test::slurp(tmp.path("m.json")));
+  // A budget never lengthens a run: an hour plans the defaults' epochs, not more.
+  const auto hour =
+      run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                     quote(tmp.path("h.json")) + small + "--batch-size 64 --time-budget 1h",
+                 tmp.dir());
+  ASSERT_EQ(hour.code, 0) << hour.err;
+  EXPECT_EQ(nlohmann::json::parse(
+                router::test::slurp(tmp.path("h.json")))["metadata"]["options"]["epochs"],
+            kDefaultEpochs);
   for (const char* bad : {"0", "15x", "-3m", "m"}) {
     const auto b = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
                                   quote(tmp.path("b.json")) + " --time-budget " + quote(bad),

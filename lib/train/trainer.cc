@@ -332,7 +332,7 @@ class Training {
     return per_step * static_cast<double>(batches.size()) + seconds_since(v0);
   }
   // False once early stopping has decided (a resumed run that had stopped).
-  bool stopped() const { return since_best_ >= o_.patience; }
+  bool stopped() const { return o_.patience > 0 && since_best_ >= o_.patience; }
 
   // The state after epoch `epoch`, judged (every embedding row is then up to date).
   void save(const std::string& path, int epoch, const std::string& fingerprint,
@@ -527,7 +527,7 @@ class Training {
     }
     result.epochs_run = epoch;
     if (hooks_.on_epoch) hooks_.on_epoch(r);
-    if (since_best_ >= o_.patience) {
+    if (stopped()) {
       spdlog::info("early stop: no better validation accuracy for {} epochs", o_.patience);
       return false;
     }

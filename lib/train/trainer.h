@@ -53,8 +53,11 @@ struct TrainOptions {
   double label_smoothing = 0.1;
   double ema = 0.999;    // decay of the weights' moving average, judged and kept; 0 = off
   double warmup = 0.05;  // share of all steps spent warming up
-  int patience = 20;     // epochs without a better validation accuracy before stopping
-  double clip = 1.0;     // max global gradient norm; 0 = off
+  // Epochs without a better validation accuracy before stopping; 0 = never stop early (the
+  // default: the learning rate's decay makes the last epochs the best, so a plateau halfway
+  // through a long schedule is no reason to stop).
+  int patience = 0;
+  double clip = 1.0;  // max global gradient norm; 0 = off
   uint64_t seed = 42;
   int threads = 0;                  // 0 = all cores
   std::vector<std::string> labels;  // label order; empty = sorted
