@@ -348,7 +348,13 @@ TEST_F(BatchCli, InterruptLeavesNoOutputFile) {
     }
     return false;
   };
-  for (int i = 0; i < 2000 && !(fs::exists(pid) && temp_exists()); ++i) ::usleep(5000);
+  // The shell creates the pid file before it writes the number: wait for the whole line.
+  auto pid_written = [&] {
+    const std::string p = slurp(pid);
+    return !p.empty() && p.back() == '\n';
+  };
+  for (int i = 0; i < 2000 && !(pid_written() && temp_exists()); ++i) ::usleep(5000);
+  ASSERT_TRUE(pid_written()) << "no pid";
   ASSERT_TRUE(temp_exists()) << "router never started writing";
   ::kill(std::stoi(slurp(pid)), SIGTERM);
   for (int i = 0; i < 2000 && slurp(rc).empty(); ++i) ::usleep(5000);

@@ -113,8 +113,8 @@ struct TrainResult {
 };
 
 // The small recipe that was the default before (`router train --preset fast`): d_model 64, batch
-// 32, 20 epochs, no word dropout, BPE-dropout or averaging; about 2.5 points less on CLINC150 in a
-// thirtieth of the time (docs/benchmarks.md, "Training").
+// 32, 20 epochs, no word dropout, BPE-dropout or averaging; about 3 points less on CLINC150 in a
+// twentieth of the time (docs/benchmarks.md, "Training").
 TrainOptions fast_options();
 
 // The epochs of epochs = 0: kDefaultEpochs, fewer when `examples` make more than kDefaultSteps
