@@ -52,11 +52,21 @@ std::optional<RejectionProblem> rejection_problem(const Rejection& r,
   return std::nullopt;
 }
 
+void Model::set_rejection(std::optional<Rejection> r) {
+  if (r) {
+    if (const auto problem = rejection_problem(*r, labels_)) {
+      throw ModelError(std::string("rejection rule: ") + problem->field + ": " + problem->what);
+    }
+    reject_index_ =
+        static_cast<size_t>(std::find(labels_.begin(), labels_.end(), r->label) - labels_.begin());
+  }
+  rejection_ = std::move(r);
+}
+
 bool Model::rejects(const Prediction& p) const {
   if (!rejection_) return false;
   if (rejection_->score == Rejection::Score::kConfidence) return p.confidence < rejection_->below;
-  const auto k = std::find(labels_.begin(), labels_.end(), rejection_->label) - labels_.begin();
-  return 1.0 - p.probs[static_cast<size_t>(k)] < rejection_->below;
+  return 1.0 - p.probs[reject_index_] < rejection_->below;
 }
 
 Model::Model(Config config, std::vector<std::string> labels, Tokenizer tokenizer,

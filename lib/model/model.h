@@ -94,7 +94,9 @@ class Model {
   double temperature() const { return temperature_; }
   void set_temperature(double t) { temperature_ = t; }
   const std::optional<Rejection>& rejection() const { return rejection_; }
-  void set_rejection(std::optional<Rejection> r) { rejection_ = std::move(r); }
+  // Throws ModelError for a rule rejection_problem finds fault with (the readers check first, to
+  // name the file and field), so that a model never holds one.
+  void set_rejection(std::optional<Rejection> r);
   // True when the rejection rule sets `p` aside: its score is below the rule's threshold.
   bool rejects(const Prediction& p) const;
   // The label a prediction is shown with: the rejection label when it was rejected.
@@ -141,6 +143,7 @@ class Model {
   std::unique_ptr<Positions> positions_ = std::make_unique<Positions>();
   double temperature_;
   std::optional<Rejection> rejection_;
+  size_t reject_index_ = 0;  // of rejection_->label among labels_, for the in-scope score
   nlohmann::json metadata_;
 };
 
