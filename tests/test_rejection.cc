@@ -2,6 +2,7 @@
 // (choose_rejection), kept in both model formats, applied by the one prediction path, shown by
 // classify and batch, scored by eval as in-scope accuracy and out-of-scope recall, and learned by
 // `train --out-of-scope`.
+#include <cmath>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,15 @@ TEST(Rejection, ThresholdIsWhereInScopeAccuracyPlusRecallIsHighest) {
   std::vector<std::pair<double, bool>> twenty;
   for (int i = 0; i < 20; ++i) twenty.emplace_back(0.5 + 0.02 * i, true);
   EXPECT_DOUBLE_EQ(choose_rejection(twenty, {}), (0.5 + 0.52) / 2);
+}
+
+TEST(Rejection, InScopeProbabilityIsOneMinusTheOutOfScopeLabelsAtTheTemperature) {
+  Mat<float> logits(2, 2);
+  logits << 0.0f, static_cast<float>(std::log(3.0)), 0.0f, 0.0f;
+  const auto p = in_scope_probabilities(logits, 1, 1.0);
+  EXPECT_NEAR(p[0], 0.25, 1e-6);  // P(oos) = 3 / (1 + 3)
+  EXPECT_NEAR(p[1], 0.5, 1e-6);
+  EXPECT_NEAR(in_scope_probabilities(logits, 1, 0.5)[0], 0.1, 1e-6);  // 9 / (1 + 9)
 }
 
 TEST(Rejection, BothFormatsKeepItAndLabellingAppliesIt) {

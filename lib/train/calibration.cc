@@ -30,13 +30,29 @@ double expected_calibration_error(const std::vector<double>& confidence,
   return ece.error();
 }
 
+namespace {
+
+// Row i's softmax denominator at temperature T, shifted by its largest scaled logit `mx`:
+// sum_k exp(logits(i, k) / T - mx).
+double shifted_sum(const Mat<float>& logits, Eigen::Index i, double T, double mx) {
+  double sum = 0;
+  for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
+  return sum;
+}
+
+double max_scaled(const Mat<float>& logits, Eigen::Index i, double T) {
+  double mx = -INFINITY;
+  for (Eigen::Index k = 0; k < logits.cols(); ++k) mx = std::max(mx, logits(i, k) / T);
+  return mx;
+}
+
+}  // namespace
+
 double nll_at_temperature(const Mat<float>& logits, const std::vector<int>& targets, double T) {
   double total = 0;
   for (Eigen::Index i = 0; i < logits.rows(); ++i) {
-    double mx = -INFINITY;
-    for (Eigen::Index k = 0; k < logits.cols(); ++k) mx = std::max(mx, logits(i, k) / T);
-    double sum = 0;
-    for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
+    const double mx = max_scaled(logits, i, T);
+    const double sum = shifted_sum(logits, i, T, mx);
     total -= logits(i, targets[i]) / T - mx - std::log(sum);
   }
   return total / std::max<Eigen::Index>(1, logits.rows());
@@ -72,11 +88,18 @@ void confidences(const Mat<float>& logits, const std::vector<int>& targets, doub
     for (Eigen::Index k = 0; k < logits.cols(); ++k) {
       if (logits(i, k) / T > mx) mx = logits(i, k) / T, best = k;
     }
-    double sum = 0;
-    for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
-    confidence.push_back(1.0 / sum);
+    confidence.push_back(1.0 / shifted_sum(logits, i, T, mx));
     correct.push_back(best == targets[i]);
   }
+}
+
+std::vector<double> in_scope_probabilities(const Mat<float>& logits, int oos, double T) {
+  std::vector<double> out;
+  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
+    const double mx = max_scaled(logits, i, T);
+    out.push_back(1.0 - std::exp(logits(i, oos) / T - mx) / shifted_sum(logits, i, T, mx));
+  }
+  return out;
 }
 
 double choose_rejection(std::vector<std::pair<double, bool>> in_scope,

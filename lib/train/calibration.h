@@ -60,5 +60,8 @@ double choose_rejection(std::vector<std::pair<double, bool>> in_scope,
 // Confidence and correctness of each row at temperature T.
 void confidences(const Mat<float>& logits, const std::vector<int>& targets, double T,
                  std::vector<double>& confidence, std::vector<bool>& correct);
+// The probability that each row's email is in scope at temperature T: 1 - that of label `oos`
+// (Rejection::Score::kInScope).
+std::vector<double> in_scope_probabilities(const Mat<float>& logits, int oos, double T);
 
 }  // namespace router

@@ -561,18 +561,6 @@ class Training {
   int64_t step_ = 0;
 };
 
-// The probability that each row's email is in scope, 1 - P(label `oos`), at temperature T.
-std::vector<double> in_scope_probabilities(const Mat<float>& logits, int oos, double T) {
-  std::vector<double> out;
-  for (Eigen::Index i = 0; i < logits.rows(); ++i) {
-    const double mx = logits.row(i).maxCoeff() / T;
-    double sum = 0;
-    for (Eigen::Index k = 0; k < logits.cols(); ++k) sum += std::exp(logits(i, k) / T - mx);
-    out.push_back(1.0 - std::exp(logits(i, oos) / T - mx) / sum);
-  }
-  return out;
-}
-
 // The rejection rule of --out-of-scope, learned on the validation data at the chosen temperature:
 // `valid_logits` are the best weights' on the validation examples with a training label. A
 // model that learned the out-of-scope label scores by the probability of being in scope, any
