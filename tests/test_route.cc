@@ -84,7 +84,7 @@ int tmp_files(const std::string& root) {
 // returns its wait status.
 int run_and_kill(const std::vector<std::string>& args, const std::string& log, int sig,
                  std::chrono::microseconds delay) {
-  const pid_t pid = router::test::start_router(args, log);
+  const pid_t pid = router::test::start_router(args, log, sig != SIGKILL);
   if (pid < 0) return -1;
   std::this_thread::sleep_for(delay);
   ::kill(pid, sig);
