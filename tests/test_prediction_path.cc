@@ -82,7 +82,10 @@ TEST(Predictions, MailCommandsAgree) {
   const auto records = router::test::parse_jsonl(
       router::test::slurp(router::test::source_path("data/crumb/real-test.jsonl")));
   for (size_t i = 0; i < records.size() && i < 60; i += 12) {
-    const std::string msg = tmp.path("m" + std::to_string(i) + ".eml");
+    // Appended, because "m" + std::to_string(i) draws a false -Wrestrict warning from GCC 12.
+    std::string name = "m";
+    name += std::to_string(i);
+    const std::string msg = tmp.path(name + ".eml");
     spit(msg, "From: customer@example.com\nSubject: order\n\n" +
                   records[i]["text"].get<std::string>() + "\n");
     const auto classified = run_router("classify --json -f " + quote(msg), tmp.dir());
