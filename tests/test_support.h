@@ -171,6 +171,17 @@ inline CommandResult run_router(const std::string& args, const std::string& scra
   return r;
 }
 
+// The environment with ":detect_leaks=0" added to ASAN_OPTIONS, as "NAME=value" strings.
+inline std::vector<std::string> environment_without_leak_check() {
+  std::vector<std::string> out;
+  for (char** e = environ; *e; ++e) {
+    if (std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0) out.push_back(*e);
+  }
+  const char* asan = std::getenv("ASAN_OPTIONS");
+  out.push_back(std::string("ASAN_OPTIONS=") + (asan ? asan : "") + ":detect_leaks=0");
+  return out;
+}
+
 // Starts `router ARGS...` (not through a shell, so a signal reaches router itself) with stdin
 // from /dev/null and stdout and stderr appended to `log`; its pid, or -1.
 // `leak_check` false: for a process the test will SIGKILL. It has no exit to check for leaks at,
@@ -183,19 +194,10 @@ inline pid_t start_router(const std::vector<std::string>& args, const std::strin
   std::vector<char*> argv;
   for (auto& a : all) argv.push_back(a.data());
   argv.push_back(nullptr);
-  std::vector<std::string> env_strings;
-  for (char** e = environ; *e; ++e) {
-    if (leak_check || std::string_view(*e).rfind("ASAN_OPTIONS=", 0) != 0)
-      env_strings.push_back(*e);
-  }
-  if (!leak_check) {
-    std::string options = "ASAN_OPTIONS=";
-    if (const char* asan = std::getenv("ASAN_OPTIONS")) options += asan;
-    options += ":detect_leaks=0";
-    env_strings.push_back(std::move(options));
-  }
+  std::vector<std::string> changed =
+      leak_check ? std::vector<std::string>{} : environment_without_leak_check();
   std::vector<char*> env;
-  for (auto& e : env_strings) env.push_back(e.data());
+  for (auto& e : changed) env.push_back(e.data());
   env.push_back(nullptr);
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
@@ -203,7 +205,8 @@ inline pid_t start_router(const std::vector<std::string>& args, const std::strin
   posix_spawn_file_actions_addopen(&actions, 1, log.c_str(), O_WRONLY | O_CREAT | O_APPEND, 0600);
   posix_spawn_file_actions_adddup2(&actions, 1, 2);
   pid_t pid = -1;
-  if (::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), env.data()) != 0) pid = -1;
+  char** envp = leak_check ? environ : env.data();
+  if (::posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), envp) != 0) pid = -1;
   posix_spawn_file_actions_destroy(&actions);
   return pid;
 }
