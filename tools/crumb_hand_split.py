@@ -9,6 +9,7 @@ Usage: tools/crumb_hand_split.py OUT_TRAIN OUT_VALID [WRITER_FILE ...]
 import glob
 import hashlib
 import json
+import os
 import re
 import sys
 
@@ -18,16 +19,36 @@ def to_valid(record):
     return hashlib.sha256(key.encode()).digest()[0] < 32
 
 
+def writer_number(path):
+    """w12.jsonl -> 12; other names after every numbered writer, by name."""
+    m = re.search(r"w(\d+)\.jsonl$", path)
+    return (int(m.group(1)), path) if m else (float("inf"), path)
+
+
 def main(out_train, out_valid, paths):
-    paths = paths or sorted(glob.glob("data/crumb/hand/w*.jsonl"),
-                            key=lambda p: int(re.search(r"w(\d+)\.jsonl$", p).group(1)))
-    with open(out_train, "w", encoding="utf-8") as t, open(out_valid, "w", encoding="utf-8") as v:
-        for path in paths:
-            with open(path, encoding="utf-8") as f:
-                for line in f:
-                    if line.strip():
-                        r = json.loads(line)
-                        (v if to_valid(r) else t).write(json.dumps(r, ensure_ascii=False) + "\n")
+    paths = paths or sorted(glob.glob("data/crumb/hand/w*.jsonl"), key=writer_number)
+    # Written beside the outputs and renamed at the end, so a bad record leaves no half file.
+    parts = {out: out + ".tmp" for out in (out_train, out_valid)}
+    try:
+        with open(parts[out_train], "w", encoding="utf-8") as t, \
+                open(parts[out_valid], "w", encoding="utf-8") as v:
+            for path in paths:
+                with open(path, encoding="utf-8") as f:
+                    for n, line in enumerate(f, 1):
+                        if not line.strip():
+                            continue
+                        try:
+                            r = json.loads(line)
+                            side = v if to_valid(r) else t
+                        except (ValueError, KeyError, TypeError, AttributeError) as e:
+                            sys.exit(f"{path}:{n}: not a corpus record ({e})")
+                        side.write(json.dumps(r, ensure_ascii=False) + "\n")
+        for out, part in parts.items():
+            os.replace(part, out)
+    finally:
+        for part in parts.values():
+            if os.path.exists(part):
+                os.remove(part)
 
 
 if __name__ == "__main__":
