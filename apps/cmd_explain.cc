@@ -165,7 +165,10 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
   print_heads(m, e, o.heads);
   const std::vector<std::string> tok = display_tokens(e);
   if (o.gradient) print_gradient(m, e, tok, st);
-  if (o.attention) print_attention(e, tok, o, st);
+  if (o.attention) {
+    if (m.members() > 1) std::printf("\n(the attention of the first of %d members)", m.members());
+    print_attention(e, tok, o, st);
+  }
   if (!o.gradient || !o.attention) {
     std::printf("\n(%s%s%s: router explain --help)\n",
                 o.gradient ? "" : "--gradient for each token's gradient x input",
@@ -193,7 +196,11 @@ void print_words(const Model& m, const Explanation& e, const std::vector<WordEff
 void print_heads(const Model& m, const Explanation& e, int n) {
   const int label = e.prediction.label;
   if (e.heads.empty() || n <= 0) return;
-  std::printf("\nheads that matter (each switched off in turn, the email read again):\n");
+  const std::string whose =
+      m.members() > 1 ? "; the heads of the first of " + std::to_string(m.members()) + " members"
+                      : "";
+  std::printf("\nheads that matter (each switched off in turn, the email read again%s):\n",
+              whose.c_str());
   for (size_t i = 0; i < e.heads.size() && static_cast<int>(i) < n; ++i) {
     const HeadEffect& h = e.heads[i];
     std::string line = "  without head " + std::to_string(h.layer) + "." + std::to_string(h.head) +

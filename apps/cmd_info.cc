@@ -31,7 +31,7 @@ void list_builtin() {
   }
 }
 
-// Parameter counts per part of the model, in file order.
+// Parameter counts per part of the model, in file order; of an ensemble, of all its members.
 nlohmann::json parameter_counts(const Model& model) {
   auto refs = tensors(model.params());
   int64_t embed = 0, attention = 0, norms = 0, ff = 0, classifier = 0;
@@ -49,6 +49,8 @@ nlohmann::json parameter_counts(const Model& model) {
       norms += r.size;
     }
   }
+  const int64_t m = model.members();
+  embed *= m, attention *= m, ff *= m, norms *= m, classifier *= m;
   return {{"embedding", embed},       {"attention", attention},
           {"feed_forward", ff},       {"layer_norm", norms},
           {"classifier", classifier}, {"total", embed + attention + ff + norms + classifier}};
@@ -67,6 +69,7 @@ void run(const InfoOptions& o) {
                         {"labels", model.labels()},
                         {"vocab_size", c.vocab_size},
                         {"temperature", model.temperature()},
+                        {"members", model.members()},
                         {"parameters", counts},
                         {"metadata", model.metadata()}};
     std::cout << j.dump(2) << '\n';
@@ -80,8 +83,12 @@ void run(const InfoOptions& o) {
             << "d_ff         " << c.d_ff << '\n'
             << "max_len      " << c.max_len << " tokens\n"
             << "positional   " << to_string(c.positional) << '\n'
-            << "vocabulary   " << c.vocab_size << " pieces (SentencePiece BPE)\n"
-            << "temperature  " << format_fixed(model.temperature(), 4) << '\n'
+            << "vocabulary   " << c.vocab_size << " pieces (SentencePiece BPE)\n";
+  if (model.members() > 1) {
+    std::cout << "ensemble     " << model.members()
+              << " members; predictions average their logits\n";
+  }
+  std::cout << "temperature  " << format_fixed(model.temperature(), 4) << '\n'
             << "labels       " << model.labels().size() << ":";
   for (const auto& l : model.labels()) std::cout << ' ' << l;
   std::cout << "\nparameters\n";

@@ -184,10 +184,11 @@ TrainHooks progress_hooks(ProgressBar& bar, double& best_train_accuracy) {
     bar.clear();
     if (r.best) best_train_accuracy = r.train_accuracy;
     spdlog::info(
-        "epoch {:>2}/{}  loss {:.4f}  acc {:.4f}  valid loss {:.4f}  valid acc {:.4f}  "
+        "{}epoch {:>2}/{}  loss {:.4f}  acc {:.4f}  valid loss {:.4f}  valid acc {:.4f}  "
         "{:.0f} ex/s  {:.1f}s elapsed  ETA {:.0f}s{}",
-        r.epoch, r.epochs, r.train_loss, r.train_accuracy, r.valid_loss, r.valid_accuracy,
-        r.examples_per_second, r.elapsed, r.eta, r.best ? "  *best" : "");
+        r.members > 1 ? fmt::format("member {}/{}  ", r.member, r.members) : "", r.epoch, r.epochs,
+        r.train_loss, r.train_accuracy, r.valid_loss, r.valid_accuracy, r.examples_per_second,
+        r.elapsed, r.eta, r.best ? "  *best" : "");
     spdlog::debug(
         "epoch {:>2} time: passes {:.2f}s (threads {:.0f}% busy), update {:.2f}s, "
         "validation {:.2f}s",
@@ -218,6 +219,10 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
   meta["options"] = options_json(result.options);
   meta["seed"] = t.o.seed;
   meta["best_epoch"] = result.best_epoch;
+  for (const auto& m : result.members) {
+    meta["members"].push_back(
+        {{"seed", m.seed}, {"best_epoch", m.best_epoch}, {"valid_accuracy", m.valid_accuracy}});
+  }
   meta["valid_metrics"] = {{"accuracy", result.valid_accuracy},
                            {"loss", result.valid_loss},
                            {"ece_before_calibration", result.ece_before},
@@ -244,9 +249,22 @@ void run(TrainCli& t) {
   double best_train_accuracy = 0;
   TrainResult result;
   Model model = train_model(train, valid, t.o, progress_hooks(bar, best_train_accuracy), result);
-  spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
-               result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
-               result.ece_after);
+  if (result.members.empty()) {
+    spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
+                 result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
+                 result.ece_after);
+  } else {
+    std::string each;
+    for (const auto& m : result.members) {
+      each += fmt::format("{}{:.4f} (epoch {})", each.empty() ? "" : ", ", m.valid_accuracy,
+                          m.best_epoch);
+    }
+    spdlog::info(
+        "ensemble of {}: valid accuracy {:.4f} (members alone: {}); temperature {:.3f}; "
+        "ECE {:.4f} -> {:.4f}",
+        result.members.size(), result.valid_accuracy, each, result.temperature, result.ece_before,
+        result.ece_after);
+  }
   if (const auto& r = result.rejection) {
     spdlog::info(
         "none of these: below {} {:.4f} an email is \"{}\" (validation: in-scope accuracy "
@@ -262,10 +280,16 @@ void run(TrainCli& t) {
   model.mutable_metadata() = metadata(t, train, valid, result);
   save_model(model, t.output);
   if (result.interrupted) {
-    throw Error(ExitCode::kInterrupted, "interrupted: wrote the best model so far (epoch " +
-                                            std::to_string(result.best_epoch) + " of " +
-                                            std::to_string(result.options.epochs) + ") to " +
-                                            t.output +
+    const int planned = result.options.ensemble;
+    const std::string epoch = "(epoch " + std::to_string(result.best_epoch) + " of " +
+                              std::to_string(result.options.epochs) + ")";
+    const std::string what = planned == 1 ? "the best model so far " + epoch
+                             : model.members() > 1 || !result.interrupted_first_member
+                                 ? "the " + std::to_string(model.members()) + " finished member" +
+                                       (model.members() > 1 ? "s" : "") + " of " +
+                                       std::to_string(planned)
+                                 : "the first member's best so far " + epoch;
+    throw Error(ExitCode::kInterrupted, "interrupted: wrote " + what + " to " + t.output +
                                             ", marked \"interrupted\": true in its metadata");
   }
   spdlog::info("wrote {} ({:.1f}s)", t.output, result.seconds);
@@ -377,10 +401,18 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
       ->check(CLI::Range(0, 100000))
       ->default_str("auto");
   cmd.add_option("--time-budget", t.time_budget,
-                 "Train as many of the epochs as fit in this time on this machine (900, 90s, "
-                 "15m, 2h), planned from a probe of its speed; metadata.options records the "
-                 "epochs, so --config repeats the run exactly")
+                 "Spend at most this time on this machine (900, 90s, 15m, 2h), planned from a "
+                 "probe of its speed: as many of the epochs as fit, or, when two or more whole "
+                 "runs fit and --ensemble is not given, that many members (at most " +
+                     std::to_string(kBudgetMembers) +
+                     "); metadata.options records the plan, so --config repeats the run exactly")
       ->group("Training");
+  add("--ensemble", "ensemble", o.ensemble,
+      "Train this many models with seeds --seed, --seed + 1, ... and average their logits: "
+      "more accurate and better at \"none of these\", each prediction this many times the "
+      "work (auto: 1, or as --time-budget plans)")
+      ->check(CLI::Range(0, kMaxMembers))
+      ->default_str("auto");
   add("--patience", "patience", o.patience,
       "Stop after this many epochs without improvement (0 = never stop early)")
       ->check(CLI::Range(0, 100000));

@@ -4,6 +4,7 @@
 # same split as a same-machine reference. One named setting per run, one result line each:
 #
 #   bench/clinc150_accuracy.sh defaults       # router train with no flags
+#   bench/clinc150_accuracy.sh budget 15m     # router train --time-budget 15m, nothing else
 #   bench/clinc150_accuracy.sh d64            # one router setting (bench/clinc150/d64.json)
 #   bench/clinc150_accuracy.sh fasttext       # fastText -wordNgrams 2 (more fastText flags may
 #                                             # follow, e.g. -epoch 50 -lr 1.0: the last one wins)
@@ -39,23 +40,26 @@ recipe_flags() {
 
 now() { date +%s.%N; }
 
+# run_router SETTING [RESULT_NAME EXTRA_FLAGS...]
 run_router() {
-  local name=$1 flags
+  local name=$1 result=${2:-$1} flags
+  local extra=("${@:3}")
   flags=$(recipe_flags "$name")
-  local model="$OUT/$name.json" log="$OUT/$name.log"
+  local model="$OUT/$result.json" log="$OUT/$result.log"
   local t0 t1
   t0=$(now)
   local preset=(--preset fast)
   [ "$name" = defaults ] && preset=()
   "$ROUTER" train "${preset[@]}" --config "$RECIPES/$name.json" --train "$CLINC/train.jsonl" \
-    --valid "$CLINC/valid.jsonl" -o "$model" --threads "$THREADS" 2> "$log"
+    --valid "$CLINC/valid.jsonl" -o "$model" --threads "$THREADS" "${extra[@]}" 2> "$log"
   t1=$(now)
-  local acc best
+  local acc best members
   acc=$("$ROUTER" -q eval "$CLINC/test.jsonl" -m "$model" --json --threads "$THREADS" |
     jq .accuracy)
   best=$(jq '.metadata.best_epoch' "$model")
-  printf '%s\ttest_accuracy %.4f\ttrain_seconds %.0f\tbest_epoch %s\tflags: %s\n' \
-    "$name" "$acc" "$(echo "$t1 - $t0" | bc)" "$best" "$flags"
+  members=$(jq '.metadata.options.ensemble // 1' "$model")
+  printf '%s\ttest_accuracy %.4f\ttrain_seconds %.0f\tbest_epoch %s\tmembers %s\tflags: %s\n' \
+    "$result" "$acc" "$(echo "$t1 - $t0" | bc)" "$best" "$members" "$flags ${extra[*]}"
 }
 
 run_fasttext() {
@@ -80,11 +84,12 @@ run_fasttext() {
 
 case "${1:-}" in
   fasttext) shift; run_fasttext "$@" ;;
+  budget) run_router defaults "budget-${2:?budget needs a duration, e.g. 15m}" --time-budget "$2" ;;
   all) for n in "${ORDER[@]}"; do run_router "$n"; done; run_fasttext ;;
-  "" | -h | --help) sed -n '2,16p' "$0"; exit 2 ;;
+  "" | -h | --help) sed -n '2,17p' "$0"; exit 2 ;;
   *)
     if [[ $1 == */* || ! -f "$RECIPES/$1.json" ]]; then
-      echo "unknown setting '$1'; one of: ${ORDER[*]} fasttext all" >&2
+      echo "unknown setting '$1'; one of: ${ORDER[*]} fasttext budget all" >&2
       exit 2
     fi
     run_router "$1" ;;

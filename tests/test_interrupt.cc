@@ -92,6 +92,32 @@ TEST(Interrupt, TrainingKeepsTheBestModelOfTheFinishedEpochs) {
   EXPECT_EQ(r.code, 0) << r.err;
 }
 
+// Of an ensemble, the first Ctrl-C keeps the members finished before it and leaves out the one
+// it cut short.
+TEST(Interrupt, AnEnsembleKeepsItsFinishedMembers) {
+  TempDir tmp;
+  spit(tmp.path("d.jsonl"), training_data(1500));
+  std::vector<std::string> args = {"train", "--train",          tmp.path("d.jsonl"),
+                                   "-o",    tmp.path("m.json"), "--ensemble",
+                                   "3",     "--epochs",         "10000"};
+  args.insert(args.end(), kSmallModel.begin(), kSmallModel.end());
+  args.insert(args.end(), {"--patience", "2"});  // members end on a plateau, one after another
+  const pid_t pid = start_router(args, tmp.path("log"));
+  ASSERT_GT(pid, 0);
+  const bool started = wait_for(tmp.path("log"), "member 2/3  epoch  1/");
+  ::kill(pid, SIGINT);
+  ASSERT_TRUE(started) << slurp(tmp.path("log"));
+  ASSERT_EQ(exit_code(pid), 130) << slurp(tmp.path("log"));
+  const std::string log = slurp(tmp.path("log"));
+  const auto model = nlohmann::json::parse(slurp(tmp.path("m.json")));
+  EXPECT_EQ(model["metadata"]["interrupted"], true);
+  const size_t kept = model.contains("members") ? 1 + model["members"].size() : 1;
+  EXPECT_TRUE(kept == 1 || kept == 2) << kept;
+  const std::string members = kept == 1 ? "1 finished member" : "2 finished members";
+  EXPECT_NE(log.find("interrupted: wrote the " + members + " of 3"), std::string::npos) << log;
+  EXPECT_EQ(temp_files(tmp.dir()), 0);
+}
+
 // Ctrl-C, then --resume from the last epoch's checkpoint: the model of a run never stopped, byte
 // for byte (the library test, test_checkpoint.cc, resumes after every epoch).
 TEST(Interrupt, ResumingFromTheCheckpointGivesTheUninterruptedModel) {

@@ -8,6 +8,7 @@
 #include "base/rng.h"
 #include "model/json_format.h"
 #include "nn/params.h"
+#include "order_task.h"
 #include "test_support.h"
 #include "train/optimizer.h"
 #include "train/trainer.h"
@@ -15,28 +16,7 @@
 namespace router {
 namespace {
 
-std::vector<Example> order_task(int n, uint64_t seed) {
-  static const char* kWords[] = {"please", "my",   "order", "the",    "cake",  "today",
-                                 "was",    "late", "hello", "thanks", "rider", "box",
-                                 "sweet",  "call", "now",   "soon"};
-  Rng rng(seed);
-  std::vector<Example> out;
-  for (int i = 0; i < n; ++i) {
-    std::vector<std::string> words;
-    for (int k = 0; k < 6; ++k) words.push_back(kWords[rng.below(16)]);
-    const bool refund_first = rng.below(2) == 0;
-    const size_t a = rng.below(words.size() + 1);
-    words.insert(words.begin() + a, refund_first ? "refund" : "replace");
-    const size_t b = a + 1 + rng.below(words.size() - a);
-    words.insert(words.begin() + b, refund_first ? "replace" : "refund");
-    Example e;
-    for (const auto& w : words) e.text += (e.text.empty() ? "" : " ") + w;
-    e.label = refund_first ? "refund_first" : "replace_first";
-    e.where = "order_task:" + std::to_string(i + 1);
-    out.push_back(std::move(e));
-  }
-  return out;
-}
+using test::order_task;
 
 TrainOptions tiny_options(int threads) {
   TrainOptions o = fast_options();

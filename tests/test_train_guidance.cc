@@ -174,10 +174,18 @@ TEST(Advice, SaysWhatToTryNextAfterTraining) {
   o.time_budget = 60, o.epochs = 10000;
   r.options = o;
   r.options.epochs = r.epochs_run = r.best_epoch = 12;
+  r.budget_shortened = true;
   const auto budget = training_advice(r, o, 0.97);
   ASSERT_EQ(budget.size(), 1u);
   EXPECT_NE(budget[0].find("the best epoch was the last one (12)"), std::string::npos) << budget[0];
   EXPECT_NE(budget[0].find("a longer --time-budget"), std::string::npos) << budget[0];
+  // A budget that ran every epoch asked for (here spent on members): more epochs, and the time.
+  r.budget_shortened = false;
+  const auto whole = training_advice(r, o, 0.97);
+  ASSERT_EQ(whole.size(), 1u);
+  EXPECT_NE(whole[0].find("--epochs 24 with a --time-budget long enough for them"),
+            std::string::npos)
+      << whole[0];
 }
 
 // Logits that say `p` for the first label with the truth being label `y`.
@@ -247,8 +255,9 @@ std::string status_or_refund(int n) {
   return data;
 }
 
-// --time-budget plans the epochs from a probe of the machine's speed and records them, so that
-// metadata.options as a --config file repeats the run byte for byte; durations in s, m, h.
+// --time-budget plans the epochs (and the members of an ensemble) from a probe of the machine's
+// speed and records them, so that metadata.options as a --config file repeats the run byte for
+// byte; durations in s, m, h.
 TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
   TempDir tmp;
   spit(tmp.path("d.jsonl"), status_or_refund(300));
@@ -271,15 +280,35 @@ TEST(TimeBudget, PlansTheEpochsAndRecordsThemForConfig) {
                  tmp.dir());
   ASSERT_EQ(again.code, 0) << again.err;
   EXPECT_EQ(router::test::slurp(tmp.path("again.json")), router::test::slurp(tmp.path("m.json")));
-  // A budget never lengthens a run: an hour plans the defaults' epochs, not more.
+  // A budget never lengthens a run: an hour plans the defaults' epochs, not more, and spends
+  // the rest on an ensemble of kBudgetMembers such runs, unless --ensemble says how many.
   const auto hour =
       run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
                      quote(tmp.path("h.json")) + small + "--batch-size 64 --time-budget 1h",
                  tmp.dir());
   ASSERT_EQ(hour.code, 0) << hour.err;
-  EXPECT_EQ(nlohmann::json::parse(
-                router::test::slurp(tmp.path("h.json")))["metadata"]["options"]["epochs"],
-            kDefaultEpochs);
+  const auto h = nlohmann::json::parse(router::test::slurp(tmp.path("h.json")));
+  EXPECT_EQ(h["metadata"]["options"]["epochs"], kDefaultEpochs);
+  EXPECT_EQ(h["metadata"]["options"]["ensemble"], kBudgetMembers);
+  EXPECT_EQ(h["members"].size(), static_cast<size_t>(kBudgetMembers - 1));
+  EXPECT_NE(hour.err.find("so " + std::to_string(kBudgetMembers) + " members of 80 epochs"),
+            std::string::npos)
+      << hour.err;
+  const auto given = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
+                                    quote(tmp.path("g.json")) + small +
+                                    "--batch-size 64 --time-budget 1h --ensemble 1",
+                                tmp.dir());
+  ASSERT_EQ(given.code, 0) << given.err;
+  const auto g = nlohmann::json::parse(router::test::slurp(tmp.path("g.json")));
+  EXPECT_FALSE(g["metadata"]["options"].contains("ensemble"));
+  EXPECT_FALSE(g.contains("members"));
+  // A checkpoint keeps one run's state, so a budget with one plans one run.
+  const auto kept = run_router(
+      "train --train " + quote(tmp.path("d.jsonl")) + " -o " + quote(tmp.path("k.json")) + small +
+          "--batch-size 64 --time-budget 1h --checkpoint " + quote(tmp.path("k.ck")),
+      tmp.dir());
+  ASSERT_EQ(kept.code, 0) << kept.err;
+  EXPECT_FALSE(nlohmann::json::parse(router::test::slurp(tmp.path("k.json"))).contains("members"));
   for (const char* bad : {"0", "15x", "-3m", "m"}) {
     const auto b = run_router("train --train " + quote(tmp.path("d.jsonl")) + " -o " +
                                   quote(tmp.path("b.json")) + " --time-budget " + quote(bad),

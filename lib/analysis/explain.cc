@@ -87,6 +87,14 @@ std::vector<HeadEffect> head_effects(const Model& model, const std::vector<int32
   const int Dh = c.d_model / c.n_heads;
   Params<float> p = model.params();  // one copy: each head is zeroed, run, and put back
   const Batch batch = make_batch({&ids});
+  // Of an ensemble, the first member's heads: the others' logits stay as they are.
+  const int M = model.members();
+  RowVec<float> others = RowVec<float>::Zero(c.num_labels);  // the sum of the other members'
+  if (M > 1) {
+    ForwardCache<float> first;
+    encoder_forward(p, c, model.positions(), batch, 0.0, first);
+    others = model.logits({&ids}).row(0) * static_cast<float>(M) - first.logits.row(0);
+  }
   std::vector<HeadEffect> out;
   for (int l = 0; l < c.n_layers; ++l) {
     for (int h = 0; h < c.n_heads; ++h) {
@@ -97,7 +105,9 @@ std::vector<HeadEffect> head_effects(const Model& model, const std::vector<int32
       ForwardCache<float> cache;
       encoder_forward(p, c, model.positions(), batch, 0.0, cache);
       slice = kept;
-      const Prediction q = model.finish(cache.logits.row(0));
+      RowVec<float> logits = cache.logits.row(0);
+      if (M > 1) logits = (others + logits) / static_cast<float>(M);
+      const Prediction q = model.finish(logits);
       out.push_back({l, h, q.probs[static_cast<size_t>(label)], q.label});
     }
   }
@@ -131,8 +141,13 @@ Explanation explain(const Model& model, std::string_view text) {
   }
 
   e.heads = head_effects(model, e.ids, e.prediction.label);
-  e.raw_importance = gradient_x_input(model.params(), model.config(), model.positions(), e.ids,
+  // The ensemble's logit is the mean of its members', and so is its gradient x input.
+  e.raw_importance.assign(T, 0.0);
+  for (int m = 0; m < model.members(); ++m) {
+    const auto one = gradient_x_input(model.member(m), model.config(), model.positions(), e.ids,
                                       e.prediction.label);
+    for (int t = 0; t < T; ++t) e.raw_importance[t] += one[t] / model.members();
+  }
   double total = 0;
   for (double v : e.raw_importance) total += std::abs(v);
   e.importance.assign(T, 0.0);

@@ -26,7 +26,9 @@ struct Explanation {
   std::vector<int32_t> ids;         // (T)
   bool truncated = false;           // the email had more than max_len tokens
   Prediction prediction;
-  // attention[l][h]: (T, T); row i is how query token i spreads its attention over keys j.
+  // attention[l][h]: (T, T); row i is how query token i spreads its attention over keys j. Of an
+  // ensemble, the first member's, as are `heads`; the importance is the ensemble's (the mean of
+  // the members').
   std::vector<std::vector<Mat<float>>> attention;
   std::vector<double> raw_importance;  // (T) (d logit_c / d x0_t) . x0_t, c the predicted label
   std::vector<double> importance;      // (T) raw / sum |raw|, so |importance| sums to 1
@@ -49,7 +51,7 @@ std::vector<WordEffect> word_effects(const Model& model, std::string_view text, 
 
 // Every head switched off in turn for the label `label` of the encoded email `ids`, sorted by
 // how far the label's probability falls, most first (ties: lower layer, then lower head first).
-// One forward pass per head.
+// One forward pass per head. Of an ensemble, the first member's heads, the others unchanged.
 std::vector<HeadEffect> head_effects(const Model& model, const std::vector<int32_t>& ids,
                                      int label);
 

@@ -50,6 +50,7 @@ int header_int(const nlohmann::json& h, const char* key, const std::string& name
 }  // namespace
 
 std::string model_to_binary(const Model& model, const std::string& known_words) {
+  if (model.members() > 1) throw ModelError("an ensemble cannot be packed; it stays a JSON file");
   nlohmann::json header = config_json(model.config());
   header["vocab_size"] = model.config().vocab_size;
   header["labels"] = model.labels();

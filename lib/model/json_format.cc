@@ -209,19 +209,22 @@ Tokenizer read_tokenizer(const Checker& c, const json& j) {
 
 // `fast` holds the data arrays split_tensor_data emptied, by tensor name. A number there that
 // parse_floats refuses throws, and the caller starts again on the slow path.
+// `where` is the object's JSON path (/tensors, or /members/<i> for an ensemble's other members),
+// `prefix` what split_tensor_data put before the names of its tensors.
 void read_tensors(const Checker& c, const json& j, Params<float>& params,
-                  const std::map<std::string, std::string_view>* fast) {
-  if (!j.is_object()) c.fail("/tensors", "expected an object");
+                  const std::map<std::string, std::string_view>* fast, const std::string& where,
+                  const std::string& prefix) {
+  if (!j.is_object()) c.fail(where, "expected an object");
   auto refs = tensors(params);
   std::set<std::string> expected;
   for (const auto& r : refs) expected.insert(r.name);
   for (auto it = j.begin(); it != j.end(); ++it) {
-    if (!expected.count(it.key())) c.fail("/tensors", "unknown tensor '" + it.key() + "'");
+    if (!expected.count(it.key())) c.fail(where, "unknown tensor '" + it.key() + "'");
   }
   for (auto& r : refs) {
-    const std::string p = "/tensors/" + r.name;
+    const std::string p = where + "/" + r.name;
     auto it = j.find(r.name);
-    if (it == j.end()) c.fail("/tensors", "missing tensor '" + r.name + "'");
+    if (it == j.end()) c.fail(where, "missing tensor '" + r.name + "'");
     const json& t = *it;
     if (!t.is_object()) c.fail(p, "expected an object with 'shape' and 'data'");
     c.only_keys(t, p, {"shape", "data"});
@@ -242,7 +245,7 @@ void read_tensors(const Checker& c, const json& j, Params<float>& params,
     if (!data.is_array()) c.fail(p + "/data", "expected an array of numbers");
     const std::string_view* inside = nullptr;
     if (fast) {
-      auto found = fast->find(r.name);
+      auto found = fast->find(prefix + r.name);
       if (found != fast->end()) inside = &found->second;
     }
     if (inside && data.empty()) {
@@ -282,9 +285,9 @@ Model load_parsed(const json& j, const std::string& name,
                   const std::map<std::string, std::string_view>* fast) {
   Checker c(name);
   if (!j.is_object()) c.fail("/", "expected a JSON object");
-  c.only_keys(
-      j, "",
-      {"format", "version", "config", "labels", "tokenizer", "calibration", "metadata", "tensors"});
+  c.only_keys(j, "",
+              {"format", "version", "config", "labels", "tokenizer", "calibration", "metadata",
+               "tensors", "members"});
   if (c.string(c.member(j, "", "format"), "/format") != kFormat) {
     c.fail("/format", std::string("expected '") + kFormat + "'");
   }
@@ -319,9 +322,22 @@ Model load_parsed(const json& j, const std::string& name,
     metadata = j["metadata"];
   }
   Params<float> params = zeros_like_config<float>(config);
-  read_tensors(c, c.member(j, "", "tensors"), params, fast);
+  read_tensors(c, c.member(j, "", "tensors"), params, fast, "/tensors", "");
   Model model(config, std::move(labels), std::move(tok), std::move(params), temperature,
               std::move(metadata));
+  if (j.contains("members")) {
+    const json& members = j["members"];
+    if (!members.is_array() || members.empty() || members.size() >= kMaxMembers) {
+      c.fail("/members", "expected an array of 1 to " + std::to_string(kMaxMembers - 1) +
+                             " objects of tensors");
+    }
+    for (size_t i = 0; i < members.size(); ++i) {
+      Params<float> more = zeros_like_config<float>(config);
+      read_tensors(c, members[i], more, fast, "/members/" + std::to_string(i),
+                   member_prefix(static_cast<int>(i)));
+      model.add_member(std::move(more));
+    }
+  }
   model.set_rejection(std::move(rejection));
   return model;
 }
@@ -367,18 +383,31 @@ std::string model_to_json(const Model& model) {
   }
   field("calibration", calibration);
   field("metadata", model.metadata());
-  out += "  \"tensors\": {\n";
-  auto refs = tensors(model.params());
-  for (size_t i = 0; i < refs.size(); ++i) {
-    const auto& r = refs[i];
-    out += "    \"" + r.name + "\": {\"shape\": " + json(r.shape).dump() + ", \"data\": [";
-    for (int64_t k = 0; k < r.size; ++k) {
-      if (k) out += ',';
-      append_float(out, r.data[k]);
+  auto append_tensors = [&out](const Params<float>& params, const std::string& indent) {
+    auto refs = tensors(params);
+    for (size_t i = 0; i < refs.size(); ++i) {
+      const auto& r = refs[i];
+      out += indent + "\"" + r.name + "\": {\"shape\": " + json(r.shape).dump() + ", \"data\": [";
+      for (int64_t k = 0; k < r.size; ++k) {
+        if (k) out += ',';
+        append_float(out, r.data[k]);
+      }
+      out += (i + 1 < refs.size()) ? "]},\n" : "]}\n";
     }
-    out += (i + 1 < refs.size()) ? "]},\n" : "]}\n";
+  };
+  out += "  \"tensors\": {\n";
+  append_tensors(model.params(), "    ");
+  if (model.members() == 1) {
+    out += "  }\n}\n";
+    return out;
   }
-  out += "  }\n}\n";
+  out += "  },\n  \"members\": [\n";
+  for (int m = 1; m < model.members(); ++m) {
+    out += "    {\n";
+    append_tensors(model.member(m), "      ");
+    out += m + 1 < model.members() ? "    },\n" : "    }\n";
+  }
+  out += "  ]\n}\n";
   return out;
 }
 

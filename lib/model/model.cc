@@ -106,6 +106,20 @@ const Params<float>& Model::params() const {
   return params_;
 }
 
+void Model::add_member(Params<float> params) {
+  const Params<float> shapes = zeros_like_config<float>(config_);
+  const auto want = tensors(shapes);
+  const auto got = tensors(params);
+  bool same = want.size() == got.size();
+  for (size_t i = 0; same && i < want.size(); ++i) same = want[i].shape == got[i].shape;
+  if (!same) throw ModelError("an ensemble member has other shapes than the model");
+  if (members() >= kMaxMembers) {
+    throw ModelError("an ensemble has at most " + std::to_string(kMaxMembers) + " members");
+  }
+  InferenceWeights<float> weights = inference_weights(params);
+  more_.push_back({std::move(params), std::move(weights)});
+}
+
 void Model::borrow_embedding(const float* rows) {
   if (params_.embed.size() != 0) throw Error(ExitCode::kFailure, "borrow_embedding: embed is set");
   borrowed_embed_ = rows;
@@ -122,7 +136,10 @@ std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const
 
 Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
   const Batch batch = make_batch(sequences);
-  return encoder_logits(params_, weights_, config_, positions(batch.T), batch, embed_rows());
+  const Mat<float>& table = positions(batch.T);
+  Mat<float> sum = encoder_logits(params_, weights_, config_, table, batch, embed_rows());
+  for (const Member& m : more_) sum += encoder_logits(m.params, m.weights, config_, table, batch);
+  return more_.empty() ? sum : Mat<float>(sum / static_cast<float>(members()));
 }
 
 Prediction Model::finish(const Eigen::Ref<const RowVec<float>>& logits) const {
@@ -146,8 +163,11 @@ std::vector<Prediction> Model::predict_encoded(const std::vector<std::vector<int
                                                int threads) const {
   size_t longest = 0;
   for (const auto& e : ids) longest = std::max(longest, e.size());
-  const Mat<float> l = infer_logits(
-      params_, weights_, config_, positions(static_cast<int>(longest)), ids, threads, embed_rows());
+  const Mat<float>& table = positions(static_cast<int>(longest));
+  Mat<float> l = infer_logits(params_, weights_, config_, table, ids, threads, embed_rows());
+  for (const Member& m : more_)
+    l += infer_logits(m.params, m.weights, config_, table, ids, threads);
+  if (!more_.empty()) l /= static_cast<float>(members());
   std::vector<Prediction> out(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     out[i] = finish(l.row(static_cast<Eigen::Index>(i)));

@@ -61,6 +61,8 @@ std::optional<RejectionProblem> rejection_problem(const Rejection& r,
 
 // The rules a model's labels and temperature obey, whichever the file format.
 inline constexpr int kMaxLabels = 10000;
+// At most this many members in an ensemble (Model::add_member).
+inline constexpr int kMaxMembers = 8;
 struct LabelProblem {
   int index;  // the label it is about, or -1 for the list as a whole
   std::string what;
@@ -78,8 +80,17 @@ class Model {
   const Config& config() const { return config_; }
   const std::vector<std::string>& labels() const { return labels_; }
   const Tokenizer& tokenizer() const { return tokenizer_; }
-  // The weights. A borrowed embedding (below) is copied in on the first call.
+  // The weights. A borrowed embedding (below) is copied in on the first call. Of an ensemble,
+  // the first member's.
   const Params<float>& params() const;
+  // An ensemble (router train --ensemble): other members' weights, of the same architecture and
+  // tokenizer. Every prediction reads the mean of the members' logits, so temperature and
+  // rejection apply to the ensemble as to one model. Throws ModelError on a shape mismatch or
+  // beyond kMaxMembers.
+  void add_member(Params<float> params);
+  int members() const { return 1 + static_cast<int>(more_.size()); }
+  // Member i's weights, 0 <= i < members(); member 0 is params().
+  const Params<float>& member(int i) const { return i == 0 ? params() : more_[i - 1].params; }
   // params()' weight matrices transposed, the layout predictions read (encoder_logits).
   const InferenceWeights<float>& transposed_weights() const { return weights_; }
   // Reads the embedding table, (V, D) floats, from `rows` instead of params().embed, which must
@@ -133,6 +144,11 @@ class Model {
 
   mutable Params<float> params_;     // mutable: params() may copy a borrowed embedding in
   InferenceWeights<float> weights_;  // inference_weights(params_): the weights never change
+  struct Member {
+    Params<float> params;
+    InferenceWeights<float> weights;
+  };
+  std::vector<Member> more_;  // the ensemble's members after the first
   const float* borrowed_embed_ = nullptr;
   std::unique_ptr<std::once_flag> embed_copied_ = std::make_unique<std::once_flag>();
   struct Positions {

@@ -72,7 +72,8 @@ size_t json_number(std::string_view s, size_t pos, double* out) {
 
 bool is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
 
-// Where a value sits: only the top object, its "tensors" object and each tensor's object matter.
+// Where a value sits: only the top object, its "tensors" object (or one in its "members" array)
+// and each tensor's object matter.
 enum class Where { kRoot, kTensors, kTensor, kOther };
 
 class Scanner {
@@ -136,11 +137,12 @@ class Scanner {
   // numbers, so the first one ends the array; if there is anything else inside, parse_floats
   // will say so later.
   bool data_array(std::string_view tensor) {
-    if (data_.count(std::string(tensor))) return false;  // a duplicate: the slow path says so
+    const std::string name = prefix_ + std::string(tensor);
+    if (data_.count(name)) return false;  // a duplicate: the slow path says so
     const size_t begin = pos_;
     const size_t close = t_.find(']', begin);
     if (close == std::string_view::npos) return false;
-    data_[std::string(tensor)] = t_.substr(begin, close - begin);
+    data_[name] = t_.substr(begin, close - begin);
     cuts_.emplace_back(begin, close);
     cut_total_ += close - begin;
     pos_ = close + 1;
@@ -187,6 +189,8 @@ class Scanner {
       if (where == Where::kTensor && key == "data" && at('[')) {
         ++pos_;
         if (!data_array(tensor)) return false;
+      } else if (where == Where::kRoot && key == "members" && at('[')) {
+        if (!array(depth + 1, true)) return false;
       } else if (!value(depth, inner, where == Where::kTensors ? key : tensor)) {
         return false;
       }
@@ -200,7 +204,9 @@ class Scanner {
     }
   }
 
-  bool array(int depth) {
+  // With `members`, the "members" array of an ensemble: each element is a "tensors" object, whose
+  // data arrays are named member_prefix(i) + tensor.
+  bool array(int depth, bool members = false) {
     if (depth > max_depth_) return false;
     ++pos_;
     ws();
@@ -208,9 +214,15 @@ class Scanner {
       ++pos_;
       return true;
     }
-    for (;;) {
+    for (int i = 0;; ++i) {
       ws();
-      if (!value(depth, Where::kOther, {})) return false;
+      if (members) {
+        if (!at('{')) return false;
+        prefix_ = member_prefix(i);
+      }
+      const bool ok = value(depth, members ? Where::kTensors : Where::kOther, {});
+      if (members) prefix_.clear();
+      if (!ok) return false;
       ws();
       if (at(']')) {
         ++pos_;
@@ -223,6 +235,7 @@ class Scanner {
 
   std::string_view t_;
   int max_depth_;
+  std::string prefix_;  // of the member being read, "" outside "members"
   size_t pos_ = 0;
   std::vector<std::pair<size_t, size_t>> cuts_;  // [begin, end) of each emptied array's inside
   size_t cut_total_ = 0;
@@ -230,6 +243,8 @@ class Scanner {
 };
 
 }  // namespace
+
+std::string member_prefix(int member) { return "members/" + std::to_string(member) + "/"; }
 
 std::optional<SplitModelText> split_tensor_data(std::string_view text, int max_depth) {
   return Scanner(text, max_depth).run();

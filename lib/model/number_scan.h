@@ -17,9 +17,12 @@
 namespace router {
 
 struct SplitModelText {
-  std::string rest;                              // the text with every data array emptied
-  std::map<std::string, std::string_view> data;  // tensor name -> inside of its [...]
+  std::string rest;  // the text with every data array emptied
+  // tensor name -> inside of its [...]; an ensemble's other members' tensors are named
+  // member_prefix(i) + name, i counted from 0 in the "members" array.
+  std::map<std::string, std::string_view> data;
 };
+std::string member_prefix(int member);
 
 // Nullopt when the text is not a well-formed model file in the expected shape. The views point
 // into `text`.

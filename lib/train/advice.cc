@@ -59,10 +59,13 @@ std::vector<std::string> training_advice(const TrainResult& r, const TrainOption
   std::vector<std::string> out;
   const int epochs = r.options.epochs;
   if (r.best_epoch == epochs && r.epochs_run == epochs) {
-    out.push_back("the best epoch was the last one (" + std::to_string(epochs) +
-                  "): the model may still improve with more epochs, e.g. " +
-                  (o.time_budget > 0 ? std::string("a longer --time-budget")
-                                     : "--epochs " + std::to_string(2 * epochs)));
+    out.push_back(
+        "the best epoch was the last one (" + std::to_string(epochs) +
+        "): the model may still improve with more epochs, e.g. " +
+        (r.budget_shortened
+             ? std::string("a longer --time-budget")
+             : "--epochs " + std::to_string(2 * epochs) +
+                   (o.time_budget > 0 ? " with a --time-budget long enough for them" : "")));
   }
   if (r.rejection && r.in_scope_accuracy_without - r.reject_in_scope_accuracy > 0.05) {
     out.push_back(

@@ -78,11 +78,9 @@ struct Eval {
   Mat<float> logits;
 };
 
-Eval evaluate(const Params<float>& params, const Config& cfg, const Mat<float>& positions,
-              const std::vector<std::vector<int32_t>>& ids, const std::vector<int>& targets,
-              int threads) {
+Eval judge_logits(Mat<float> logits, const std::vector<int>& targets) {
   Eval e;
-  e.logits = infer_logits(params, inference_weights(params), cfg, positions, ids, threads);
+  e.logits = std::move(logits);
   std::vector<double> conf;
   std::vector<bool> correct;
   confidences(e.logits, targets, 1.0, conf, correct);
@@ -90,6 +88,13 @@ Eval evaluate(const Params<float>& params, const Config& cfg, const Mat<float>& 
   e.accuracy = static_cast<double>(std::count(correct.begin(), correct.end(), true)) /
                std::max<size_t>(1, correct.size());
   return e;
+}
+
+Eval evaluate(const Params<float>& params, const Config& cfg, const Mat<float>& positions,
+              const std::vector<std::vector<int32_t>>& ids, const std::vector<int>& targets,
+              int threads) {
+  return judge_logits(infer_logits(params, inference_weights(params), cfg, positions, ids, threads),
+                      targets);
 }
 
 std::vector<std::string> choose_labels(const std::vector<Example>& train, const TrainOptions& o) {
@@ -148,6 +153,13 @@ namespace {
 
 // Checked before the tokenizer is trained, so a bad value fails at once.
 void check_options(const TrainOptions& o) {
+  if (o.ensemble < 0 || o.ensemble > kMaxMembers) {
+    throw UsageError("--ensemble " + std::to_string(o.ensemble) + ": expected 1 to " +
+                     std::to_string(kMaxMembers) + " members (0: as --time-budget plans)");
+  }
+  if (o.ensemble > 1 && (!o.checkpoint.empty() || !o.resume.empty())) {
+    throw UsageError("--checkpoint and --resume keep one run's state, not an ensemble's");
+  }
   if (o.time_budget > 0 && !o.resume.empty()) {
     throw UsageError(
         "--resume continues the epochs its run planned: give them with --epochs "
@@ -261,8 +273,14 @@ struct EpochTotals {
 // in parallel, then one update.
 class Training {
  public:
-  Training(const Prepared& d, const TrainOptions& o, const TrainHooks& hooks)
-      : d_(d),
+  // `member` of `members` (counted from 1), after `epochs_before` epochs of earlier members: for
+  // the progress reports.
+  Training(const Prepared& d, const TrainOptions& o, const TrainHooks& hooks, int member = 1,
+           int members = 1, int epochs_before = 0)
+      : member_(member),
+        members_(members),
+        epochs_before_(epochs_before),
+        d_(d),
         o_(o),
         hooks_(hooks),
         cfg_(d.cfg),
@@ -513,7 +531,10 @@ class Training {
     r.valid_accuracy = ev.accuracy;
     r.examples_per_second = n_ / std::max(1e-9, seconds_since(e0));
     r.elapsed = seconds_since(t0);
-    r.eta = r.elapsed / epoch * (o_.epochs - epoch);
+    r.member = member_;
+    r.members = members_;
+    const int done = epochs_before_ + epoch, all = o_.epochs * members_;
+    r.eta = r.elapsed / done * (all - done);
     // Best = higher validation accuracy; on a tie, lower validation loss.
     r.best = ev.accuracy > best_eval_.accuracy ||
              (ev.accuracy == best_eval_.accuracy && ev.loss < best_eval_.loss);
@@ -534,6 +555,7 @@ class Training {
     return true;
   }
 
+  const int member_, members_, epochs_before_;
   const Prepared& d_;
   const TrainOptions& o_;
   const TrainHooks& hooks_;
@@ -561,12 +583,25 @@ class Training {
   int64_t step_ = 0;
 };
 
+// The mean of the members' logits on `ids`, as Model::predict_encoded reads an ensemble.
+Mat<float> mean_logits(const std::vector<Params<float>>& members, const Config& cfg,
+                       const std::vector<std::vector<int32_t>>& ids, int threads) {
+  const Mat<float> positions = sinusoid_table(cfg.max_len, cfg.d_model).cast<float>();
+  Mat<float> sum;
+  for (const Params<float>& m : members) {
+    Mat<float> l = infer_logits(m, inference_weights(m), cfg, positions, ids, threads);
+    sum = sum.size() ? Mat<float>(sum + l) : std::move(l);
+  }
+  if (members.size() > 1) sum /= static_cast<float>(members.size());
+  return sum;
+}
+
 // The rejection rule of --out-of-scope, learned on the validation data at the chosen temperature:
 // `valid_logits` are the best weights' on the validation examples with a training label. A
 // model that learned the out-of-scope label scores by the probability of being in scope, any
 // other by its confidence (Rejection::Score).
-void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<float>& valid_logits,
-                     const TrainOptions& o, TrainResult& result) {
+void learn_rejection(const Prepared& d, const std::vector<Params<float>>& members,
+                     const Mat<float>& valid_logits, const TrainOptions& o, TrainResult& result) {
   const auto it = std::find(d.labels.begin(), d.labels.end(), o.out_of_scope);
   const int oos = it == d.labels.end() ? -1 : static_cast<int>(it - d.labels.begin());
   const double T = result.temperature;
@@ -579,9 +614,7 @@ void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<flo
     (d.valid_y[i] == oos ? out_of_scope : in_scope).emplace_back(conf[i], right[i]);
   }
   if (!d.valid_out_ids.empty()) {
-    const Mat<float> positions = sinusoid_table(d.cfg.max_len, d.cfg.d_model).cast<float>();
-    const Mat<float> logits =
-        infer_logits(best, inference_weights(best), d.cfg, positions, d.valid_out_ids, o.threads);
+    const Mat<float> logits = mean_logits(members, d.cfg, d.valid_out_ids, o.threads);
     confidences(logits, std::vector<int>(d.valid_out_ids.size(), -1), T, conf, right);
     for (double c : conf) out_of_scope.emplace_back(c, false);  // no label to be caught by
   }
@@ -597,19 +630,24 @@ void learn_rejection(const Prepared& d, const Params<float>& best, const Mat<flo
       out_of_scope.empty() ? -1 : caught / static_cast<double>(out_of_scope.size());
 }
 
-// --time-budget: as many epochs as fit in what is left of it since `t0`, from a probe's cost of
-// an epoch (kProbeSteps steps of the first epoch and a validation pass, on a run of its own).
-// At least 1, at most the --epochs given.
+// --time-budget: what fits in what is left of it since `t0`, from a probe's cost of an epoch
+// (kProbeSteps steps of the first epoch and a validation pass, on a run of its own). With
+// `ensemble` 0, as many whole runs of `epochs` as fit, from 1 to kBudgetMembers; then (or with
+// --ensemble given) as many epochs per member as fit, at least 1, at most `epochs`.
 constexpr int kProbeSteps = 20;
-int planned_epochs(const Prepared& d, const TrainOptions& o, Clock::time_point t0) {
+void plan_budget(const Prepared& d, TrainOptions& o, Clock::time_point t0) {
   static const TrainHooks kNoHooks;
   Training probe(d, o, kNoHooks);
   const double per_epoch = probe.epoch_seconds(kProbeSteps);
   const double left = o.time_budget - seconds_since(t0);
-  const int epochs = std::clamp(static_cast<int>(left / per_epoch), 1, o.epochs);
-  spdlog::info("time budget {:.0f}s: an epoch takes about {:.1f}s here, so {} epochs",
-               o.time_budget, per_epoch, epochs);
-  return epochs;
+  if (o.ensemble == 0) {
+    const int runs = static_cast<int>(left / (per_epoch * o.epochs));
+    o.ensemble = o.checkpoint.empty() ? std::clamp(runs, 1, kBudgetMembers) : 1;
+  }
+  o.epochs = std::clamp(static_cast<int>(left / (per_epoch * o.ensemble)), 1, o.epochs);
+  spdlog::info("time budget {:.0f}s: an epoch takes about {:.1f}s here, so {}{} epochs",
+               o.time_budget, per_epoch,
+               o.ensemble > 1 ? fmt::format("{} members of ", o.ensemble) : "", o.epochs);
 }
 
 // What a checkpoint must match to be resumed: the recipe and every example, in order.
@@ -652,21 +690,44 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   TrainOptions o = given;  // what the data and the time decide is filled in here
   if (o.epochs == 0) o.epochs = default_epochs(train.size(), o.batch_size);
   Prepared d = prepare(train, valid, o);
-  if (o.time_budget > 0) o.epochs = planned_epochs(d, o, t0);
+  if (o.time_budget > 0) {
+    const int epochs = o.epochs;
+    plan_budget(d, o, t0);
+    result.budget_shortened = o.epochs < epochs;
+  }
+  o.ensemble = std::max(o.ensemble, 1);
   result.options = o;
-  Training run(d, o, hooks);
   const std::string fingerprint =
       o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);
-  const int done = o.resume.empty() ? 0 : run.restore(o.resume, fingerprint, result);
-  for (int epoch = done + 1; epoch <= o.epochs && !run.stopped(); ++epoch) {
-    const bool go_on = run.epoch(epoch, t0, result);
-    if (!o.checkpoint.empty() && !result.interrupted) {
-      run.save(o.checkpoint, epoch, fingerprint, result);
+  std::vector<Params<float>> members;
+  Eval best;
+  for (int m = 0; m < o.ensemble; ++m) {
+    TrainOptions member = o;
+    member.seed = o.seed + static_cast<uint64_t>(m);
+    Training run(d, member, hooks, m + 1, o.ensemble, m * o.epochs);
+    const int done = o.resume.empty() ? 0 : run.restore(o.resume, fingerprint, result);
+    for (int epoch = done + 1; epoch <= o.epochs && !run.stopped(); ++epoch) {
+      const bool go_on = run.epoch(epoch, t0, result);
+      if (!o.checkpoint.empty() && !result.interrupted) {
+        run.save(o.checkpoint, epoch, fingerprint, result);
+      }
+      if (!go_on) break;
     }
-    if (!go_on) break;
+    // A member cut short by Ctrl-C would weaken the ensemble: only the first is kept so.
+    if (run.best_eval().accuracy < 0 || (result.interrupted && m > 0)) break;
+    result.members.push_back({member.seed, result.best_epoch, run.best_eval().accuracy});
+    members.push_back(std::move(run.best()));
+    if (m == 0) best = run.best_eval();
+    result.interrupted_first_member = result.interrupted;
+    if (result.interrupted) break;
   }
-  const Eval& best = run.best_eval();
-  if (best.accuracy < 0) throw InterruptedError();  // not one epoch finished: nothing to keep
+  if (members.empty()) throw InterruptedError();         // not one epoch finished: nothing to keep
+  result.best_epoch = result.members.back().best_epoch;  // not that of a member left out
+  if (members.size() > 1) {
+    best = judge_logits(mean_logits(members, d.cfg, d.valid_ids, o.threads), d.valid_y);
+  } else {
+    result.members.clear();  // one model: its numbers are the result's own
+  }
   result.valid_accuracy = best.accuracy;
   result.valid_loss = best.loss;
   std::vector<double> conf;
@@ -677,9 +738,10 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   result.temperature = result.calibration.temperature;
   confidences(best.logits, d.valid_y, result.temperature, conf, right);
   result.ece_after = expected_calibration_error(conf, right);
-  if (!o.out_of_scope.empty()) learn_rejection(d, run.best(), best.logits, o, result);
+  if (!o.out_of_scope.empty()) learn_rejection(d, members, best.logits, o, result);
   result.seconds = seconds_since(t0);
-  Model model(d.cfg, d.labels, std::move(d.tok), std::move(run.best()), result.temperature);
+  Model model(d.cfg, d.labels, std::move(d.tok), std::move(members.front()), result.temperature);
+  for (size_t m = 1; m < members.size(); ++m) model.add_member(std::move(members[m]));
   model.set_rejection(result.rejection);
   return model;
 }
@@ -702,6 +764,7 @@ nlohmann::json options_json(const TrainOptions& o) {
             {"clip", o.clip},
             {"seed", o.seed}});
   if (!o.out_of_scope.empty()) j["out_of_scope"] = o.out_of_scope;
+  if (o.ensemble > 1) j["ensemble"] = o.ensemble;
   return j;
 }
 

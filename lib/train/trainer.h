@@ -69,10 +69,18 @@ struct TrainOptions {
   // every epoch, and a state to continue from (train/checkpoint.h); "" for none.
   std::string checkpoint, resume;
   // Seconds for the whole run (> 0): the epochs are then as many as fit, at most `epochs`,
-  // planned from a probe of this machine's speed (planned_epochs). Not part of the recipe: the
-  // epochs planned are (TrainResult::options), so --config repeats the run exactly.
+  // planned from a probe of this machine's speed (plan_budget); with `ensemble` 0, a budget that
+  // holds two or more whole runs is spent on that many members instead. Not part of the recipe:
+  // what it plans is (TrainResult::options), so --config repeats the run exactly.
   double time_budget = 0;
+  // Members of an ensemble (Model::add_member), trained one after another with seeds seed,
+  // seed + 1, ...: each run is the recipe's, and the model averages their logits. 0: one, or
+  // as many as a --time-budget holds (at most kBudgetMembers).
+  int ensemble = 0;
 };
+
+// The most members a --time-budget plans on its own: each one costs every prediction a pass.
+inline constexpr int kBudgetMembers = 4;
 
 // One line of progress per epoch.
 struct EpochReport {
@@ -85,7 +93,8 @@ struct EpochReport {
   // of those passes computed (summed over shards, so threads * steps_seconds when no thread
   // waits), the gradient sum and optimizer update, and the validation pass.
   double steps_seconds = 0, shards_busy_seconds = 0, update_seconds = 0, valid_seconds = 0;
-  int threads_used = 1;  // threads the shards ran on: min(--threads, shards per step)
+  int threads_used = 1;         // threads the shards ran on: min(--threads, shards per step)
+  int member = 1, members = 1;  // of an ensemble, counted from 1
 };
 
 struct TrainHooks {
@@ -108,8 +117,19 @@ struct TrainResult {
   // The options as run: max_len chosen from the data and the epochs --time-budget planned, if
   // they were left to them. Its options_json is what --config repeats the run with.
   TrainOptions options;
-  int epochs_run = 0;        // fewer than options.epochs after an early stop or an interrupt
+  int epochs_run = 0;  // fewer than options.epochs after an early stop or an interrupt
+  bool budget_shortened =
+      false;                 // --time-budget planned fewer epochs than --epochs or the default's
   bool interrupted = false;  // Ctrl-C: the model is the best of the epochs finished before it
+  bool interrupted_first_member = false;  // of an ensemble: Ctrl-C came before one had finished
+  // Of an ensemble, each member's seed, best epoch and validation accuracy alone; best_epoch
+  // and epochs_run above are then the last member's, valid_accuracy the ensemble's.
+  struct Member {
+    uint64_t seed = 0;
+    int best_epoch = 0;
+    double valid_accuracy = 0;
+  };
+  std::vector<Member> members;
 };
 
 // The small recipe that was the default before (`router train --preset fast`): d_model 64, batch
@@ -129,7 +149,8 @@ void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
 // Throws InputError for unusable data (fewer than two labels, a validation label unknown to the
 // training data, ...) before any training starts. On SIGINT or SIGTERM (base/signals.h) the step
 // in progress is finished and the best model of the epochs finished so far is returned, with
-// result.interrupted set; InterruptedError if no epoch had finished.
+// result.interrupted set (of an ensemble: the members finished before it, or the first
+// member's best so far); InterruptedError if no epoch had finished.
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
                   const TrainOptions& options, const TrainHooks& hooks, TrainResult& result);
 
