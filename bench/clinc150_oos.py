@@ -4,9 +4,10 @@ on test + oos_test, for router and Debian's fastText on the same split, side by 
 
 Rows (each model trained on train + oos_train, "oos" a label like the others, as the paper's
 "oos-train" setting):
-  router, no rule       `router train` with no flags; the label it predicts
-  router --out-of-scope  the same data with `--out-of-scope oos`: the rejection threshold that
-                        router learns on valid + oos_valid (train/calibration.h, choose_rejection)
+  router, no rule       `router train --out-of-scope oos`: the label the model puts first (its
+                        top_k), as `router train` with no flags would predict (the same weights)
+  router --out-of-scope  the same model's label: with the rejection threshold that router learns
+                        on valid + oos_valid (train/calibration.h, choose_rejection)
   fastText, no rule     `fasttext supervised` with word bigrams and subwords; its top label
   fastText, threshold   the same model with a threshold on its top probability chosen by the same
                         rule as router's, on valid + oos_valid
@@ -33,15 +34,16 @@ def scores(truth, predicted):
     return (sum(t == p for t, p in ins) / len(ins), sum(p == "oos" for p in oos) / len(oos))
 
 
-def choose_threshold(truth, best, confidence):
-    """router's rule (choose_rejection): the threshold where in-scope accuracy plus oos recall is
-    highest, halfway between two neighbouring confidences, the lowest on a tie."""
+def choose_threshold(truth, best, confidence, cost=0.01):
+    """router's rule (choose_rejection): the threshold that catches the most oos queries while
+    in-scope accuracy falls by at most `cost`, halfway between two neighbouring confidences, the
+    lowest on a tie."""
     n_in = sum(t != "oos" for t in truth)
-    n_out = len(truth) - n_in
     points = sorted(zip(confidence, truth, best))
     right = sum(t != "oos" and b == t for t, b in zip(truth, best))
     caught = sum(t == "oos" and b == "oos" for t, b in zip(truth, best))
-    top, threshold = right / n_in + caught / n_out, 0.0
+    floor = right / n_in - cost
+    top, threshold = caught, 0.0
     for i, (c, t, b) in enumerate(points):
         if t != "oos":
             right -= b == t
@@ -49,25 +51,29 @@ def choose_threshold(truth, best, confidence):
             caught += b != "oos"
         if i + 1 < len(points) and points[i + 1][0] == c:
             continue
+        if right / n_in < floor:
+            break
         nxt = points[i + 1][0] if i + 1 < len(points) else 1.0
-        if right / n_in + caught / n_out > top:
-            top, threshold = right / n_in + caught / n_out, (c + nxt) / 2
+        if caught > top:
+            top, threshold = caught, (c + nxt) / 2
     return threshold
 
 
 def router_rows(router, work, train, valid, test, extra):
-    rows = []
-    for name, flags in (("router, no rule", []), ("router --out-of-scope", ["--out-of-scope", "oos"])):
-        model = os.path.join(work, "router.json")
-        start = time.time()
-        subprocess.run([router, "-q", "train", "--train", train, "--valid", valid, "-o", model,
-                        *flags, *extra], check=True)
-        seconds = time.time() - start
-        out = subprocess.run([router, "-q", "batch", "-m", model, "-k", "1", test], check=True,
-                             capture_output=True, text=True).stdout
-        predicted = [json.loads(line)["prediction"]["label"] for line in out.splitlines()]
-        rows.append((name, predicted, seconds))
-    return rows
+    model = os.path.join(work, "router.json")
+    start = time.time()
+    subprocess.run([router, "-q", "train", "--train", train, "--valid", valid, "-o", model,
+                    "--out-of-scope", "oos", *extra], check=True)
+    seconds = time.time() - start
+    out = subprocess.run([router, "-q", "batch", "-m", model, "-k", "1", test], check=True,
+                         capture_output=True, text=True).stdout
+    predictions = [json.loads(line)["prediction"] for line in out.splitlines()]
+    with open(model, encoding="utf-8") as f:
+        below = json.load(f)["calibration"]["reject_below"]
+    flags = " " + " ".join(extra) if extra else ""
+    return [("router%s, no rule" % flags, [p["top_k"][0]["label"] for p in predictions], seconds),
+            ("router%s, threshold %.4f" % (flags, below), [p["label"] for p in predictions],
+             seconds)]
 
 
 def fasttext_probs(model, records, work):
@@ -117,11 +123,11 @@ def main():
             save(paths[name], records)
         rows = router_rows(a.router, work, paths["train"], paths["valid"], paths["test"], a.extra)
         rows += fasttext_rows(work, train, valid, test)
-    print("%-34s %10s %10s %9s" % ("model (trained on train + oos_train)", "in-scope", "oos recall",
+    print("%-44s %10s %10s %9s" % ("model (trained on train + oos_train)", "in-scope", "oos recall",
                                      "train s"))
     for name, predicted, seconds in rows:
         accuracy, recall = scores(truth, predicted)
-        print("%-34s %9.1f%% %9.1f%% %9.1f" % (name, 100 * accuracy, 100 * recall, seconds))
+        print("%-44s %9.2f%% %9.1f%% %9.1f" % (name, 100 * accuracy, 100 * recall, seconds))
     return 0
 
 

@@ -26,14 +26,19 @@ using test::run_router;
 
 Model tiny() { return load_model(test::source_path("tests/fixtures/models/tiny.json")); }
 
-TEST(Rejection, ThresholdIsWhereInScopeAccuracyPlusRecallIsHighest) {
-  // In-scope: right and confident, one wrong at 0.5. Out-of-scope: all up to 0.45, one the model
-  // caught itself. Rejecting below (0.45 + 0.5) / 2 loses no right in-scope email and catches
-  // all; so does (0.5 + 0.6) / 2, and the lower one is taken.
-  const std::vector<std::pair<double, bool>> in = {
-      {0.9, true}, {0.8, true}, {0.6, true}, {0.5, false}, {0.95, true}};
-  const std::vector<std::pair<double, bool>> out = {{0.3, false}, {0.45, false}, {0.4, true}};
-  EXPECT_DOUBLE_EQ(choose_rejection(in, out), (0.45 + 0.5) / 2);
+TEST(Rejection, ThresholdCatchesTheMostForAtMostOnePointOfInScopeAccuracy) {
+  // In-scope: nine right, one wrong at 0.1 (accuracy 0.9). Out-of-scope at 0.05, 0.15 and 0.25.
+  // Below (0.15 + 0.2) / 2, two of three are caught and no right email is lost; catching the
+  // third would cost the right one at 0.2 (accuracy 0.8), more than kRejectCost, although in-scope
+  // accuracy plus recall would then be higher (0.8 + 1 against 0.9 + 0.67).
+  std::vector<std::pair<double, bool>> in = {{0.1, false}, {0.2, true}};
+  for (int i = 3; i <= 10; ++i) in.emplace_back(0.1 * i, true);
+  const std::vector<std::pair<double, bool>> out = {{0.05, false}, {0.15, false}, {0.25, false}};
+  EXPECT_DOUBLE_EQ(choose_rejection(in, out), (0.15 + 0.2) / 2);
+  // Mail the model labels out-of-scope itself counts as caught at any threshold: here the one at
+  // 0.25, so (0.15 + 0.2) / 2 still catches all there is to catch below it.
+  EXPECT_DOUBLE_EQ(choose_rejection(in, {{0.05, false}, {0.15, false}, {0.25, true}}),
+                   (0.15 + 0.2) / 2);
   // Out-of-scope mail the model labels itself: a threshold could only cost.
   EXPECT_DOUBLE_EQ(choose_rejection(in, {{0.99, true}}), 0.0);
   // No out-of-scope example: the least confident 5% of the in-scope emails (1 of 20).

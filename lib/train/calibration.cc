@@ -122,11 +122,11 @@ double choose_rejection(std::vector<std::pair<double, bool>> in_scope,
   std::sort(points.begin(), points.end(),
             [](const Point& a, const Point& b) { return a.confidence < b.confidence; });
   const double n_in = static_cast<double>(in_scope.size());
-  const double n_out = static_cast<double>(out_of_scope.size());
   double right = 0, caught = 0;  // at threshold 0: nothing rejected
   for (const auto& [c, r] : in_scope) right += r;
   for (const auto& [c, k] : out_of_scope) caught += k;
-  double best = right / n_in + caught / n_out, threshold = 0;
+  const double floor = right / n_in - kRejectCost;
+  double best = caught, threshold = 0;
   for (size_t i = 0; i < points.size(); ++i) {
     // Reject points[i] (and, as the threshold passes it, those equal to it).
     if (points[i].in_scope) {
@@ -135,9 +135,9 @@ double choose_rejection(std::vector<std::pair<double, bool>> in_scope,
       caught += points[i].counts;
     }
     if (i + 1 < points.size() && points[i + 1].confidence == points[i].confidence) continue;
+    if (right / n_in < floor) break;  // higher thresholds only cost more
     const double next = i + 1 < points.size() ? points[i + 1].confidence : 1.0;
-    const double score = right / n_in + caught / n_out;
-    if (score > best) best = score, threshold = (points[i].confidence + next) / 2;
+    if (caught > best) best = caught, threshold = (points[i].confidence + next) / 2;
   }
   return threshold;
 }

@@ -49,10 +49,12 @@ TemperatureChoice choose_temperature(const Mat<float>& logits, const std::vector
 // "None of these": the score (Rejection::Score: confidence, or the probability of being in scope)
 // below which a prediction is rejected, learned on validation data. `in_scope`: (score, right) of
 // each email with an in-scope label; `out_of_scope`: (score, caught) of each out-of-scope one,
-// caught when the model predicted the out-of-scope label itself. The threshold is where in-scope
-// accuracy plus out-of-scope recall is highest (halfway between two neighbouring scores; on a
-// tie, the lowest). With no out-of-scope example, it rejects the lowest-scored kRejectShare of
-// the in-scope emails.
+// caught when the model predicted the out-of-scope label itself. The threshold is the one that
+// catches the most out-of-scope emails while the in-scope accuracy falls by at most kRejectCost
+// from what it is with nothing rejected (halfway between two neighbouring scores; on a tie, the
+// lowest): "none of these" must not cost much of the mail the model can route. With no
+// out-of-scope example, it rejects the lowest-scored kRejectShare of the in-scope emails.
+inline constexpr double kRejectCost = 0.01;
 inline constexpr double kRejectShare = 0.05;
 double choose_rejection(std::vector<std::pair<double, bool>> in_scope,
                         const std::vector<std::pair<double, bool>>& out_of_scope);
