@@ -166,7 +166,7 @@ void print_one(const Model& m, const Explanation& e, const std::string& text,
   const std::vector<std::string> tok = display_tokens(e);
   if (o.gradient) print_gradient(m, e, tok, st);
   if (o.attention) {
-    if (m.members() > 1) std::printf("\n(the attention of the first of %d members)", m.members());
+    if (e.members > 1) std::printf("\n(the attention of the first of %d members)", e.members);
     print_attention(e, tok, o, st);
   }
   if (!o.gradient || !o.attention) {
@@ -197,8 +197,7 @@ void print_heads(const Model& m, const Explanation& e, int n) {
   const int label = e.prediction.label;
   if (e.heads.empty() || n <= 0) return;
   const std::string whose =
-      m.members() > 1 ? "; the heads of the first of " + std::to_string(m.members()) + " members"
-                      : "";
+      e.members > 1 ? "; the heads of the first of " + std::to_string(e.members) + " members" : "";
   std::printf("\nheads that matter (each switched off in turn, the email read again%s):\n",
               whose.c_str());
   for (size_t i = 0; i < e.heads.size() && static_cast<int>(i) < n; ++i) {

@@ -212,6 +212,17 @@ TEST(Ensemble, TrainRecordsItAndConfigRepeatsIt) {
   const auto classify = run_router(
       "classify --json -m " + quote(tmp.path("m.json")) + " 'refund then replace'", tmp.dir());
   EXPECT_EQ(classify.code, 0) << classify.err;
+  // explain says whose heads and attention it shows, in the text and on the page.
+  const auto explained =
+      run_router("explain --attention -m " + quote(tmp.path("m.json")) + " --html " +
+                     quote(tmp.path("e.html")) + " 'refund the cake then replace the box'",
+                 tmp.dir());
+  ASSERT_EQ(explained.code, 0) << explained.err;
+  EXPECT_NE(explained.out.find("; the heads of the first of 3 members):"), std::string::npos)
+      << explained.out;
+  EXPECT_NE(explained.out.find("(the attention of the first of 3 members)"), std::string::npos);
+  EXPECT_NE(slurp(tmp.path("e.html")).find("The heads of the first of 3 members."),
+            std::string::npos);
 
   const auto checkpoint = run_router(base + "--ensemble 2 -o " + quote(tmp.path("c.json")) +
                                          " --checkpoint " + quote(tmp.path("c.ckpt")),

@@ -140,6 +140,7 @@ Explanation explain(const Model& model, std::string_view text) {
     for (int h = 0; h < H; ++h) e.attention[l].push_back(cache.blocks[l].attn.prob(h));
   }
 
+  e.members = model.members();
   e.heads = head_effects(model, e.ids, e.prediction.label);
   // The ensemble's logit is the mean of its members', and so is its gradient x input.
   e.raw_importance.assign(T, 0.0);

@@ -33,6 +33,7 @@ struct Explanation {
   std::vector<double> raw_importance;  // (T) (d logit_c / d x0_t) . x0_t, c the predicted label
   std::vector<double> importance;      // (T) raw / sum |raw|, so |importance| sums to 1
   std::vector<HeadEffect> heads;       // (L*H) head_effects for the predicted label
+  int members = 1;                     // of the model: above 1, an ensemble (see `attention`)
 };
 
 // What one word does to the prediction: the email without it, read again.

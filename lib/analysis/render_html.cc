@@ -182,6 +182,12 @@ constexpr const char* kMapNote =
     "more attention (shading scaled to each map's largest weight); each row sums to 1. Heads are "
     "numbered layer.head from 0.";
 
+// Of an ensemble, whose heads and attention maps are shown: the first member's.
+std::string first_member_note(const Explanation& e) {
+  return e.members > 1 ? " The heads of the first of " + std::to_string(e.members) + " members."
+                       : "";
+}
+
 // The three heads whose absence moves the prediction most, as sentences.
 std::string heads_list(const Explanation& e, const std::vector<std::string>& labels) {
   if (e.heads.empty()) return "";
@@ -189,7 +195,7 @@ std::string heads_list(const Explanation& e, const std::vector<std::string>& lab
   std::string b =
       "<h2>The heads that matter</h2>\n<p class=\"note\">Each attention head switched off in "
       "turn (its output zeroed) and the email read again; the largest falls of " +
-      xml_escape(label) + " first.</p>\n<ul class=\"words\">\n";
+      xml_escape(label) + " first." + first_member_note(e) + "</p>\n<ul class=\"words\">\n";
   for (size_t i = 0; i < e.heads.size() && i < 3; ++i) {
     const HeadEffect& h = e.heads[i];
     b += "<li>without head <b>" + std::to_string(h.layer) + "." + std::to_string(h.head) +
@@ -261,7 +267,8 @@ std::string explanation_html(const Explanation& e, const std::vector<std::string
   }
   b += heads_list(e, labels);
   b += "<h2>Token importance</h2>\n" + importance_svg(e) + "<p class=\"note\">" + kImportanceNote +
-       "</p>\n<h2>Attention</h2>\n<p class=\"note\">" + kMapNote + "</p>\n<div class=\"maps\">\n";
+       "</p>\n<h2>Attention</h2>\n<p class=\"note\">" + kMapNote + first_member_note(e) +
+       "</p>\n<div class=\"maps\">\n";
   for (size_t l = 0; l < e.attention.size(); ++l) {
     for (size_t h = 0; h < e.attention[l].size(); ++h) {
       b += head_figure(e, static_cast<int>(l), static_cast<int>(h), "");
