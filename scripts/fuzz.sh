@@ -40,6 +40,13 @@ cp "$fx"/mail/*.expected.txt "$seeds/tokenizer/"
 printf 'caf\xc3\xa9 \xe2\x82\xac5 \xf0\x9f\x8e\x82\xf0\x9f\x8e\x82' > "$seeds/tokenizer/emoji"
 printf 'bad \xff\xfe utf-8 \xc3 and a\0NUL' > "$seeds/tokenizer/invalid"
 cp "$fx/models/tiny.json" "$seeds/model_json/"
+# An ensemble of two: the same tensors again under "members" (the file ends with the tensors).
+{
+  sed '$d' "$fx/models/tiny.json" | sed '$s/^  }$/  },/'
+  echo '  "members": [{'
+  sed -n '/^  "tensors": {$/,/^  }$/p' "$fx/models/tiny.json" | sed '1d;$d'
+  printf '  }]\n}\n'
+} > "$seeds/model_json/tiny-ensemble.json"
 cp "$out/fuzz/tiny.bin" "$seeds/model_binary/"
 cp "$fx/models/tiny-train.jsonl" "$seeds/dataset/"
 head -n 3 "$fx/models/tiny-train.jsonl" > "$seeds/dataset/three.jsonl"
