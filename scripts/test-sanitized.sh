@@ -21,7 +21,12 @@ cmake --build "$out" -j "$(nproc)" --target router_tests
 logs=$PWD/$out/sanitizer
 rm -rf "$logs"
 mkdir -p "$logs"
-export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:log_path=$logs/asan"
+# intercept_tls_get_addr=0: clang-14's leak checker guesses the size of each dynamically allocated
+# TLS block (GMime and GLib's, opened at run time) from the bytes before it; with glibc 2.36 the
+# guess can be garbage, depending only on how the heap happens to be laid out, and its tracer then
+# crashes at exit ("Tracer caught signal 11"). Without the interception those blocks are not
+# scanned as roots; no leak report comes from that in this suite.
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=0:intercept_tls_get_addr=0:log_path=$logs/asan"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:log_path=$logs/ubsan"
 export LSAN_OPTIONS="log_path=$logs/lsan"
 rc=0
