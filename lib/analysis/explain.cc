@@ -89,11 +89,11 @@ std::vector<HeadEffect> head_effects(const Model& model, const std::vector<int32
   const Batch batch = make_batch({&ids});
   // Of an ensemble, the first member's heads: the others' logits stay as they are.
   const int M = model.members();
-  RowVec<float> others = RowVec<float>::Zero(c.num_labels);  // the sum of the other members'
-  if (M > 1) {
-    ForwardCache<float> first;
-    encoder_forward(p, c, model.positions(), batch, 0.0, first);
-    others = model.logits({&ids}).row(0) * static_cast<float>(M) - first.logits.row(0);
+  RowVec<float> others = RowVec<float>::Zero(c.num_labels);  // their logits, summed
+  for (int m = 1; m < M; ++m) {
+    ForwardCache<float> cache;
+    encoder_forward(model.member(m), c, model.positions(), batch, 0.0, cache);
+    others += cache.logits.row(0);
   }
   std::vector<HeadEffect> out;
   for (int l = 0; l < c.n_layers; ++l) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <set>
+#include <utility>
 
 #include "base/errors.h"
 #include "nn/positional.h"
@@ -107,9 +108,10 @@ const Params<float>& Model::params() const {
 }
 
 void Model::add_member(Params<float> params) {
-  const Params<float> shapes = zeros_like_config<float>(config_);
-  const auto want = tensors(shapes);
-  const auto got = tensors(params);
+  // A borrowed embedding is not in params_, and a built-in model is never an ensemble.
+  if (borrowed_embed_) throw ModelError("a model that borrows its embedding takes no members");
+  const auto want = tensors(std::as_const(params_));
+  const auto got = tensors(std::as_const(params));
   bool same = want.size() == got.size();
   for (size_t i = 0; same && i < want.size(); ++i) same = want[i].shape == got[i].shape;
   if (!same) throw ModelError("an ensemble member has other shapes than the model");
@@ -159,15 +161,21 @@ Prediction Model::predict(std::string_view text) const {
   return p;
 }
 
-std::vector<Prediction> Model::predict_encoded(const std::vector<std::vector<int32_t>>& ids,
-                                               int threads) const {
+Mat<float> Model::infer(const std::vector<std::vector<int32_t>>& ids, int threads) const {
   size_t longest = 0;
   for (const auto& e : ids) longest = std::max(longest, e.size());
   const Mat<float>& table = positions(static_cast<int>(longest));
   Mat<float> l = infer_logits(params_, weights_, config_, table, ids, threads, embed_rows());
-  for (const Member& m : more_)
+  for (const Member& m : more_) {
     l += infer_logits(m.params, m.weights, config_, table, ids, threads);
+  }
   if (!more_.empty()) l /= static_cast<float>(members());
+  return l;
+}
+
+std::vector<Prediction> Model::predict_encoded(const std::vector<std::vector<int32_t>>& ids,
+                                               int threads) const {
+  const Mat<float> l = infer(ids, threads);
   std::vector<Prediction> out(ids.size());
   for (size_t i = 0; i < ids.size(); ++i) {
     out[i] = finish(l.row(static_cast<Eigen::Index>(i)));

@@ -126,6 +126,10 @@ class Model {
   // Already-encoded emails (each 1..max_len ids, from encode()) -> raw logits (B, K), uncalibrated,
   // in one forward pass.
   Mat<float> logits(const std::vector<const std::vector<int32_t>*>& sequences) const;
+  // Already-encoded emails (each 1..max_len ids) -> raw logits (n, K) in input order, on
+  // `threads` threads, of an ensemble the mean of its members': what predict_encoded finishes,
+  // and what training calibrates on. Rows depend neither on the others nor on `threads`.
+  Mat<float> infer(const std::vector<std::vector<int32_t>>& ids, int threads) const;
   // Already-encoded emails -> predictions in input order, on `threads` threads: the forward pass
   // of every prediction (model/labelling.h). Emails of similar length share a pass; an email's
   // result depends neither on the others nor on `threads`. n_tokens is set, truncated is not.

@@ -583,25 +583,12 @@ class Training {
   int64_t step_ = 0;
 };
 
-// The mean of the members' logits on `ids`, as Model::predict_encoded reads an ensemble.
-Mat<float> mean_logits(const std::vector<Params<float>>& members, const Config& cfg,
-                       const std::vector<std::vector<int32_t>>& ids, int threads) {
-  const Mat<float> positions = sinusoid_table(cfg.max_len, cfg.d_model).cast<float>();
-  Mat<float> sum;
-  for (const Params<float>& m : members) {
-    Mat<float> l = infer_logits(m, inference_weights(m), cfg, positions, ids, threads);
-    sum = sum.size() ? Mat<float>(sum + l) : std::move(l);
-  }
-  if (members.size() > 1) sum /= static_cast<float>(members.size());
-  return sum;
-}
-
 // The rejection rule of --out-of-scope, learned on the validation data at the chosen temperature:
-// `valid_logits` are the best weights' on the validation examples with a training label. A
+// `valid_logits` are `model`'s on the validation examples with a training label. A
 // model that learned the out-of-scope label scores by the probability of being in scope, any
 // other by its confidence (Rejection::Score).
-void learn_rejection(const Prepared& d, const std::vector<Params<float>>& members,
-                     const Mat<float>& valid_logits, const TrainOptions& o, TrainResult& result) {
+void learn_rejection(const Prepared& d, const Model& model, const Mat<float>& valid_logits,
+                     const TrainOptions& o, TrainResult& result) {
   const auto it = std::find(d.labels.begin(), d.labels.end(), o.out_of_scope);
   const int oos = it == d.labels.end() ? -1 : static_cast<int>(it - d.labels.begin());
   const double T = result.temperature;
@@ -614,7 +601,7 @@ void learn_rejection(const Prepared& d, const std::vector<Params<float>>& member
     (d.valid_y[i] == oos ? out_of_scope : in_scope).emplace_back(conf[i], right[i]);
   }
   if (!d.valid_out_ids.empty()) {
-    const Mat<float> logits = mean_logits(members, d.cfg, d.valid_out_ids, o.threads);
+    const Mat<float> logits = model.infer(d.valid_out_ids, o.threads);
     confidences(logits, std::vector<int>(d.valid_out_ids.size(), -1), T, conf, right);
     for (double c : conf) out_of_scope.emplace_back(c, false);  // no label to be caught by
   }
@@ -723,8 +710,11 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   }
   if (members.empty()) throw InterruptedError();         // not one epoch finished: nothing to keep
   result.best_epoch = result.members.back().best_epoch;  // not that of a member left out
-  if (members.size() > 1) {
-    best = judge_logits(mean_logits(members, d.cfg, d.valid_ids, o.threads), d.valid_y);
+  const size_t n_members = members.size();
+  Model model(d.cfg, d.labels, std::move(d.tok), std::move(members.front()));
+  for (size_t m = 1; m < n_members; ++m) model.add_member(std::move(members[m]));
+  if (n_members > 1) {
+    best = judge_logits(model.infer(d.valid_ids, o.threads), d.valid_y);
   } else {
     result.members.clear();  // one model: its numbers are the result's own
   }
@@ -738,10 +728,9 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   result.temperature = result.calibration.temperature;
   confidences(best.logits, d.valid_y, result.temperature, conf, right);
   result.ece_after = expected_calibration_error(conf, right);
-  if (!o.out_of_scope.empty()) learn_rejection(d, members, best.logits, o, result);
+  model.set_temperature(result.temperature);
+  if (!o.out_of_scope.empty()) learn_rejection(d, model, best.logits, o, result);
   result.seconds = seconds_since(t0);
-  Model model(d.cfg, d.labels, std::move(d.tok), std::move(members.front()), result.temperature);
-  for (size_t m = 1; m < members.size(); ++m) model.add_member(std::move(members[m]));
   model.set_rejection(result.rejection);
   return model;
 }
