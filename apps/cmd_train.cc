@@ -217,6 +217,10 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
   meta["train_examples"] = train.size();
   meta["valid_examples"] = valid.size();
   meta["options"] = options_json(result.options);
+  // Turned off for a label its name would choose: recorded, so --config repeats that too.
+  if (t.o.out_of_scope.empty() && !out_of_scope_by_name(train, valid).empty()) {
+    meta["options"]["out_of_scope"] = "";
+  }
   meta["seed"] = t.o.seed;
   meta["best_epoch"] = result.best_epoch;
   for (const auto& m : result.members) {
@@ -241,10 +245,24 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
   return meta;
 }
 
+// --out-of-scope not given: a label named oos (or out_of_scope) is "none of these".
+void out_of_scope_from_names(TrainCli& t, const std::vector<Example>& train,
+                             const std::vector<Example>& valid) {
+  if (t.by_key.at("out_of_scope")->count() > 0) return;
+  t.o.out_of_scope = out_of_scope_by_name(train, valid);
+  if (!t.o.out_of_scope.empty()) {
+    spdlog::info(
+        "label '{}' is \"none of these\" by its name: learning when to give it "
+        "(--out-of-scope '' to train it as a label like the others)",
+        t.o.out_of_scope);
+  }
+}
+
 void run(TrainCli& t) {
   check_options(t);
   std::vector<Example> train, valid;
   read_data(t, train, valid);
+  out_of_scope_from_names(t, train, valid);
   ProgressBar bar("  step");
   double best_train_accuracy = 0;
   TrainResult result;
@@ -349,10 +367,11 @@ void add_essential_options(CLI::App& cmd, TrainCli& t) {
   add("--valid-share", "valid_share", t.valid_share, "Held-out share when --valid is absent")
       ->check(CLI::Range(0.01, 0.5));
   add("--out-of-scope", "out_of_scope", t.o.out_of_scope,
-      "The label of mail that is none of the others (e.g. oos): learn a score below which an "
-      "email gets it, from validation examples of it (or, with none, rejecting the lowest 5%). "
-      "The score is the confidence, or, when the training data has the label too, the "
-      "probability of being in scope");
+      "The label of mail that is none of the others: learn a score below which an email gets "
+      "it, from validation examples of it (or, with none, rejecting the lowest 5%). The score "
+      "is the confidence, or, when the training data has the label too, the probability of "
+      "being in scope (default: a label named oos, out_of_scope or out-of-scope; '' for none)")
+      ->default_str("by name");
   add("--threads", "threads", t.o.threads, "Threads (0 = all cores); never changes the result")
       ->check(CLI::Range(0, 256));
   cmd.add_flag("--record-time", t.record_time,

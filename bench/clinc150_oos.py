@@ -4,9 +4,9 @@ on test + oos_test, for router and Debian's fastText on the same split, side by 
 
 Rows (each model trained on train + oos_train, "oos" a label like the others, as the paper's
 "oos-train" setting):
-  router, no rule       `router train --out-of-scope oos`: the label the model puts first (its
-                        top_k), as `router train` with no flags would predict (the same weights)
-  router --out-of-scope  the same model's label: with the rejection threshold that router learns
+  router, no rule       `router train --out-of-scope oos` (what no flags do for a label named
+                        oos): the label the model puts first (its top_k), without the rule
+  router, threshold     the same model's label: with the rejection threshold that router learns
                         on valid + oos_valid (train/calibration.h, choose_rejection)
   fastText, no rule     `fasttext supervised` with word bigrams and subwords; its top label
   fastText, threshold   the same model with a threshold on its top probability chosen by the same

@@ -4,6 +4,7 @@
 // `train --out-of-scope`.
 #include <cmath>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -203,6 +204,48 @@ TEST(Rejection, TrainingLearnsItWithOrWithoutOutOfScopeTrainingMail) {
       train_model(two_labels(400, 1, false), two_labels(100, 2, false), small_options(), {}, r);
   ASSERT_TRUE(m.rejection().has_value());
   EXPECT_LT(r.reject_recall, 0.0);
+}
+
+// With no --out-of-scope, a label named oos is "none of these", as if named; '' turns that off,
+// and the model records either choice, so --config repeats it.
+TEST(Rejection, ALabelNamedOosIsNoneOfTheseUnlessTurnedOff) {
+  test::TempDir tmp("router_oos_name");
+  for (const auto& [file, n, seed] : {std::tuple{"train.jsonl", 400, 1}, {"valid.jsonl", 150, 2}}) {
+    std::string lines;
+    for (const Example& e : two_labels(n, seed, true)) {
+      lines += nlohmann::json{{"text", e.text}, {"label", e.label}}.dump() + "\n";
+    }
+    test::spit(tmp.path(file), lines);
+  }
+  const std::string data = "train --train " + quote(tmp.path("train.jsonl")) + " --valid " +
+                           quote(tmp.path("valid.jsonl")) +
+                           " --preset fast --d-model 16 --heads 2 --layers 1 --d-ff 32 "
+                           "--max-len 32 --vocab-size 300 --epochs 3 --lr 0.01 --threads 1 -o ";
+  const auto model = [&](const std::string& name) {
+    return nlohmann::json::parse(test::slurp(tmp.path(name)));
+  };
+  const auto by_name = run_router(data + quote(tmp.path("named.json")), tmp.dir());
+  ASSERT_EQ(by_name.code, 0) << by_name.err;
+  EXPECT_NE(by_name.err.find("label 'oos' is \"none of these\" by its name"), std::string::npos)
+      << by_name.err;
+  EXPECT_EQ(model("named.json")["calibration"]["reject_label"], "oos");
+  EXPECT_EQ(model("named.json")["metadata"]["options"]["out_of_scope"], "oos");
+  // The same file as naming the label.
+  const auto named =
+      run_router(data + quote(tmp.path("explicit.json")) + " --out-of-scope oos", tmp.dir());
+  ASSERT_EQ(named.code, 0) << named.err;
+  EXPECT_EQ(test::slurp(tmp.path("explicit.json")), test::slurp(tmp.path("named.json")));
+
+  const auto off = run_router(data + quote(tmp.path("off.json")) + " --out-of-scope ''", tmp.dir());
+  ASSERT_EQ(off.code, 0) << off.err;
+  EXPECT_FALSE(model("off.json")["calibration"].contains("reject_label"));
+  EXPECT_EQ(model("off.json")["metadata"]["options"]["out_of_scope"], "");
+  test::spit(tmp.path("off-options.json"), model("off.json")["metadata"]["options"].dump());
+  const auto again = run_router(
+      data + quote(tmp.path("again.json")) + " --config " + quote(tmp.path("off-options.json")),
+      tmp.dir());
+  ASSERT_EQ(again.code, 0) << again.err;
+  EXPECT_EQ(test::slurp(tmp.path("again.json")), test::slurp(tmp.path("off.json")));
 }
 
 }  // namespace

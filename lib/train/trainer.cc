@@ -1,6 +1,7 @@
 #include "train/trainer.h"
 
 #include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <cmath>
 #include <limits>
@@ -655,6 +656,20 @@ std::string run_fingerprint(const std::vector<Example>& train, const std::vector
 }
 
 }  // namespace
+
+std::string out_of_scope_by_name(const std::vector<Example>& train,
+                                 const std::vector<Example>& valid) {
+  static const std::set<std::string> kNames = {"oos", "out_of_scope", "out-of-scope"};
+  for (const auto* set : {&train, &valid}) {
+    for (const auto& e : *set) {
+      std::string name = e.label;
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      if (kNames.count(name)) return e.label;
+    }
+  }
+  return "";
+}
 
 TrainOptions fast_options() {
   TrainOptions o;

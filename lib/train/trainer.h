@@ -141,6 +141,11 @@ TrainOptions fast_options();
 // steps of `batch_size` in that many (at least one).
 int default_epochs(size_t examples, int batch_size);
 
+// The label of `train` or `valid` whose name says "none of these" (oos, out_of_scope,
+// out-of-scope, in any case), for --out-of-scope when it is not given; "" if there is none.
+std::string out_of_scope_by_name(const std::vector<Example>& train,
+                                 const std::vector<Example>& valid);
+
 // Splits off a seeded share of `all` for validation (stratified by label; at least one example
 // per label stays in training).
 void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
