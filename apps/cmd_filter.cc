@@ -7,13 +7,12 @@
 #include <cstdio>
 #include <iostream>
 #include <iterator>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
 #include "base/errors.h"
 #include "common.h"
-#include "input/headers.h"
-#include "input/mail.h"
 
 namespace router::app {
 
@@ -25,37 +24,17 @@ struct FilterOptions {
   bool no_header_rules = false;
 };
 
-// The verdict's header fields for `message`; throws whatever classifying it throws.
-std::vector<std::string> verdict(const FilterOptions& o, const std::string& message) {
-  const MailText mail = parse_message(message, "the message");
-  const Model model = load_model_or_default(o.model);
-  const Prediction p = label_message(model, mail, !o.no_header_rules, "the message");
-  std::vector<std::string> fields = {"X-Router-Label: " + model.label_of(p),
-                                     "X-Router-Confidence: " + format_fixed(p.confidence, 4)};
-  if (!p.rule.empty()) fields.push_back("X-Router-Rule: " + header_value(p.rule));
-  if (o.k > 0) {
-    std::string top;
-    for (int i : top_k(p, o.k)) {
-      top += (top.empty() ? "" : ", ") + model.labels()[i] + " " + format_fixed(p.probs[i], 4);
-    }
-    fields.push_back("X-Router-Top-K: " + top);
-  }
-  return fields;
-}
-
 void run(const FilterOptions& o) {
   const std::string message((std::istreambuf_iterator<char>(std::cin)),
                             std::istreambuf_iterator<char>());
   if (std::cin.bad()) throw IoError("cannot read standard input");
-  std::vector<std::string> fields;
-  try {
-    fields = verdict(o, message);
-  } catch (const std::exception& e) {  // a filter passes every message through
-    spdlog::warn("{}", e.what());
-    fields = {"X-Router-Error: " + header_value(e.what())};
-  }
-  const std::string out = stamp_headers(message, "X-Router-", fields);
-  if (std::fwrite(out.data(), 1, out.size(), stdout) != out.size() || std::fflush(stdout) != 0) {
+  std::optional<Model> model;
+  const Filtered f = filter_message(
+      message, [&]() -> const Model& { return model.emplace(load_model_or_default(o.model)); }, o.k,
+      !o.no_header_rules);
+  if (!f.error.empty()) spdlog::warn("{}", f.error);
+  if (std::fwrite(f.message.data(), 1, f.message.size(), stdout) != f.message.size() ||
+      std::fflush(stdout) != 0) {
     throw IoError("cannot write to standard output");
   }
 }

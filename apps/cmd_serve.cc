@@ -1,6 +1,7 @@
 // `router serve`: the classifier as an HTTP service (docs/mail-flow.md, "Service"). POST /classify
 // answers what `router classify --json` prints for the same email, POST /batch what `router batch`
-// writes for the same JSON Lines; GET /healthz and GET /metrics (Prometheus) for the operator.
+// writes for the same JSON Lines, POST /filter what `router filter` writes for the same message
+// (routerc's way in); GET /healthz and GET /metrics (Prometheus) for the operator.
 // The model is loaded once, before listening, and shared by the workers (Model::predict is const
 // and thread-safe). SIGTERM and SIGINT stop the accepting; requests in flight are answered, then
 // the process exits 0. Listens on 127.0.0.1 unless told otherwise.
@@ -44,6 +45,7 @@ struct ServeOptions {
 // The paths served, and the methods each takes.
 const std::map<std::string, std::vector<std::string>> kRoutes = {{"/classify", {"POST"}},
                                                                  {"/batch", {"POST"}},
+                                                                 {"/filter", {"POST"}},
                                                                  {"/healthz", {"GET", "HEAD"}},
                                                                  {"/metrics", {"GET", "HEAD"}}};
 
@@ -109,8 +111,8 @@ bool screen(const Request& req, Response& res) {
   if (route == kRoutes.end()) {
     HttpServer::fail(res, 404,
                      "no such path: " + req.path.substr(0, 200) +
-                         "; the service answers POST /classify, POST /batch, GET /healthz and "
-                         "GET /metrics");
+                         "; the service answers POST /classify, POST /batch, POST /filter, "
+                         "GET /healthz and GET /metrics");
     return true;
   }
   const auto& methods = route->second;
@@ -124,7 +126,7 @@ bool screen(const Request& req, Response& res) {
   return true;
 }
 
-// The handlers of POST /classify and POST /batch, over one loaded model.
+// The handlers of POST /classify, POST /batch and POST /filter, over one loaded model.
 class Service {
  public:
   Service(const Model& model, const HttpServer& server, ServeMetrics& metrics, bool header_rules)
@@ -132,6 +134,7 @@ class Service {
 
   void classify(const Request& req, Response& res, const httplib::ContentReader& reader) const;
   void batch(const Request& req, Response& res, const httplib::ContentReader& reader) const;
+  void filter(const Request& req, Response& res, const httplib::ContentReader& reader) const;
 
  private:
   // ?k=N, or `k` when absent; false (with `res` filled) when it is not 1..10000.
@@ -262,6 +265,18 @@ void Service::batch(const Request& req, Response& res, const httplib::ContentRea
   res.set_content(out, "application/x-ndjson");
 }
 
+void Service::filter(const Request& req, Response& res,
+                     const httplib::ContentReader& reader) const {
+  std::string body;
+  int k = 0;  // filter's default: no X-Router-Top-K
+  if (!server_.read_body(req, res, reader, body) || !query_k(req, res, k)) return;
+  const Filtered f = filter_message(
+      body, [this]() -> const Model& { return model_; }, k, header_rules_);
+  if (f.label >= 0) metrics_.predicted(f.label);
+  if (!f.error.empty()) spdlog::debug("/filter: {}", f.error);
+  res.set_content(f.message, "message/rfc822");
+}
+
 // "127.0.0.1:8080", or "[::1]:8080" for an IPv6 address.
 std::string host_port(const std::string& host, int port) {
   return (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
@@ -308,6 +323,9 @@ void run(const ServeOptions& o) {
   server.Post("/batch", [&](const Request& req, Response& res, const httplib::ContentReader& r) {
     service.batch(req, res, r);
   });
+  server.Post("/filter", [&](const Request& req, Response& res, const httplib::ContentReader& r) {
+    service.filter(req, res, r);
+  });
   server.Get("/healthz",
              [](const Request&, Response& res) { res.set_content("ok\n", "text/plain"); });
   server.Get("/metrics", [&](const Request&, Response& res) {
@@ -336,7 +354,8 @@ void run(const ServeOptions& o) {
 void add_serve_command(CLI::App& app) {
   auto o = std::make_shared<ServeOptions>();
   auto* cmd = app.add_subcommand(
-      "serve", "HTTP service: POST /classify, POST /batch, GET /healthz, GET /metrics");
+      "serve",
+      "HTTP service: POST /classify, POST /batch, POST /filter, GET /healthz, GET /metrics");
   cmd->add_option("--host", o->host, "Address to listen on (0.0.0.0: every interface)")
       ->capture_default_str();
   cmd->add_option("--port", o->port, "Port (0: any free one; the log line names it)")
@@ -363,6 +382,8 @@ void add_serve_command(CLI::App& app) {
       "POST /classify: {\"text\": \"...\"} (and \"k\") as application/json, or the email or\n"
       "message itself as any other type; answered with the object `router classify --json`\n"
       "prints. POST /batch: JSON Lines, answered as `router batch` writes them (?k=N, default 3).\n"
+      "POST /filter: a message, answered as `router filter` writes it (?k=N adds X-Router-Top-K);\n"
+      "routerc sends it there.\n"
       "Errors are {\"error\": \"...\"} with 400, 404, 405, 408, 413, 415 or 431. SIGTERM or "
       "SIGINT:\n"
       "the requests in flight are answered, then exit 0. Examples: docs/mail-flow.md.");

@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "base/errors.h"
+#include "input/headers.h"
 #include "model/builtin_model.h"
 #include "model/json_format.h"
 
@@ -178,6 +179,33 @@ Prediction label_message(const Model& model, const MailText& mail, bool header_r
   Labelled l = std::move(label_emails(model, {&email, 1}, {header_rules, 1}).front());
   if (l.problem != Problem::kNone) throw InputError(where + ": " + problem_text(l.problem, true));
   return std::move(l.prediction);
+}
+
+Filtered filter_message(const std::string& message, const std::function<const Model&()>& model,
+                        int k, bool header_rules) {
+  Filtered f;
+  std::vector<std::string> fields;
+  try {
+    const MailText mail = parse_message(message, "the message");
+    const Model& m = model();
+    const Prediction p = label_message(m, mail, header_rules, "the message");
+    fields = {"X-Router-Label: " + m.label_of(p),
+              "X-Router-Confidence: " + format_fixed(p.confidence, 4)};
+    if (!p.rule.empty()) fields.push_back("X-Router-Rule: " + header_value(p.rule));
+    if (k > 0) {
+      std::string top;
+      for (int i : top_k(p, k)) {
+        top += (top.empty() ? "" : ", ") + m.labels()[i] + " " + format_fixed(p.probs[i], 4);
+      }
+      fields.push_back("X-Router-Top-K: " + top);
+    }
+    f.label = scored_label(m, p);
+  } catch (const std::exception& e) {  // a filter passes every message through
+    f.error = e.what();
+    fields = {"X-Router-Error: " + header_value(f.error)};
+  }
+  f.message = stamp_headers(message, "X-Router-", fields);
+  return f;
 }
 
 std::string problem_text(Problem problem, bool mail, const std::string& field) {

@@ -2,6 +2,7 @@
 // output helpers, and the registration functions each command file provides.
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -65,6 +66,17 @@ void add_header_rules_option(CLI::App& cmd, bool& off);
 // time (filter, route, serve). A message that cannot be labelled is an InputError naming `where`.
 Prediction label_message(const Model& model, const MailText& mail, bool header_rules,
                          const std::string& where);
+// What `router filter` writes for `message`, and what `router serve` answers on POST /filter:
+// the message with the verdict's X-Router-* header fields (input/headers.h), X-Router-Top-K too
+// when k > 0. `model` is asked for only once the message has parsed. Whatever fails passes the
+// message through with X-Router-Error instead, so that a filter never loses a message.
+struct Filtered {
+  std::string message;
+  int label = -1;     // scored_label of the verdict; -1 when it failed
+  std::string error;  // why it failed
+};
+Filtered filter_message(const std::string& message, const std::function<const Model&()>& model,
+                        int k, bool header_rules);
 // Why label_emails gave no prediction, in the words of a message (`mail`) or of a record whose
 // text is in the member `field`.
 std::string problem_text(Problem problem, bool mail, const std::string& field = "text");

@@ -13,25 +13,28 @@
 #    data/crumb/hand/train.jsonl, `other` as spam and every other label as ham.
 # 3. Through procmail: `formail -s procmail -m RCFILE < mbox`, RCFILE a `:0fw` recipe piping the
 #    message through the filter, then delivery into a fresh Maildir. The two rcfiles differ only
-#    in the filter line: `router filter -m MODEL` or `bogofilter -e -p -d DIR` (-e: exit 0 for
-#    ham too, or procmail's `w` flag would throw bogofilter's output away). With BASELINE=1 a
-#    third rcfile filters through `cat`: the pipeline's own cost.
+#    in the filter line: `router filter -m MODEL`, `routerc --port PORT` (the client of a
+#    `router serve -m MODEL` that the script starts first, on 127.0.0.1) or `bogofilter -e -p -d
+#    DIR` (-e: exit 0 for ham too, or procmail's `w` flag would throw bogofilter's output away).
+#    With BASELINE=1 a fourth rcfile filters through `cat`: the pipeline's own cost.
 # 4. The filter alone: `formail -s FILTER < mbox > out`, no procmail.
 # Rounds alternate (router, bogofilter[, cat], router, ...), ROUNDS of each, after one untimed
 # warm-up of each on 200 messages. Each round is timed by the wall clock (messages/s) and in CPU
-# time (user + system of formail and all under it: less moved by other work on a shared host),
-# with the load average at its end. Each round checks that all MESSAGES were delivered (files in
+# time (user + system of formail and all under it: less moved by other work on a shared host;
+# for routerc, the service's CPU time during the round is added), with the load average at its
+# end. Each round checks that all MESSAGES were delivered (files in
 # new/, or the stamped headers in the output) and that router's carry X-Router-Label.
 #
-# 5. One message, one process (hyperfine, ONE_RUNS runs): router filter and bogofilter -p, and
-#    what part of router's time is start-up, mail parsing and the model.
+# 5. One message, one process (hyperfine, ONE_RUNS runs): router filter, routerc and
+#    bogofilter -p, and what part of router's time is start-up, mail parsing and the model.
 #
-# Environment: ROUTER (build/apps/router), MODEL (crumb), BOGOFILTER (bogofilter), MESSAGES
-# (10000), ROUNDS (3), BASELINE (1), ONE_RUNS (200). Temporary files live in a mktemp -d folder,
-# removed on exit.
+# Environment: ROUTER (build/apps/router; routerc beside it), MODEL (crumb), BOGOFILTER
+# (bogofilter), MESSAGES (10000), ROUNDS (3), BASELINE (1), ONE_RUNS (200). Temporary files live
+# in a mktemp -d folder, removed on exit.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUTER=$(realpath "${ROUTER:-build/apps/router}")
+ROUTERC=$(dirname "$ROUTER")/routerc
 MODEL=${MODEL:-crumb}
 BOGOFILTER=$(command -v "${BOGOFILTER:-bogofilter}")
 MESSAGES=${MESSAGES:-10000}
@@ -39,11 +42,12 @@ ROUNDS=${ROUNDS:-3}
 BASELINE=${BASELINE:-1}
 ONE_RUNS=${ONE_RUNS:-200}
 PY=/usr/bin/python3
-for tool in procmail formail "$ROUTER" "$BOGOFILTER"; do
+for tool in procmail formail "$ROUTER" "$ROUTERC" "$BOGOFILTER"; do
   command -v "$tool" > /dev/null || { echo "filter_speed: $tool not found" >&2; exit 1; }
 done
 work=$(mktemp -d "${TMPDIR:-/tmp}/filter-speed.XXXXXX")
-trap 'rm -rf "$work"' EXIT
+serve_pid=
+trap '[[ -n $serve_pid ]] && kill "$serve_pid" 2> /dev/null; rm -rf "$work"' EXIT
 
 # --- the mailboxes ------------------------------------------------------------------------------
 "$PY" - "$MESSAGES" "$work" data/crumb <<'PY'
@@ -112,14 +116,28 @@ tokens=$(bogoutil -d "$work/wordlist/wordlist.db" | grep -vc '^\.MSG_COUNT')
 wordlist="$spam_n spam and $ham_n ham messages, $tokens tokens, $(du -h "$work/wordlist/wordlist.db" | cut -f1)"
 echo "bogofilter wordlist: $wordlist" >&2
 
+# --- routerc's service -------------------------------------------------------------------------
+"$ROUTER" serve -m "$MODEL" --port 0 2> "$work/serve.log" &
+serve_pid=$!
+for _ in $(seq 100); do
+  port=$(sed -n 's/.*listening on http:\/\/127\.0\.0\.1:\([0-9]*\).*/\1/p' "$work/serve.log")
+  [[ -n $port ]] && break
+  sleep 0.1
+done
+[[ -n $port ]] || { echo "filter_speed: router serve did not start" >&2; cat "$work/serve.log" >&2; exit 1; }
+# The service's CPU time so far, in clock ticks (utime + stime of /proc/PID/stat).
+serve_ticks() { awk '{ print $14 + $15 }' "/proc/$serve_pid/stat"; }
+ticks_per_s=$(getconf CLK_TCK)
+
 # --- the recipes: one template, only the filter line differs -----------------------------------
 declare -A FILTER=(
   [router]="$ROUTER filter -m $MODEL"
+  [routerc]="$ROUTERC --port $port"
   [bogofilter]="$BOGOFILTER -e -p -d $work/wordlist"
   [cat]="cat"
 )
-declare -A STAMP=([router]='^X-Router-Label: ' [bogofilter]='^X-Bogosity: ' [cat]='^Message-ID: ')
-tools=(router bogofilter)
+declare -A STAMP=([router]='^X-Router-Label: ' [routerc]='^X-Router-Label: ' [bogofilter]='^X-Bogosity: ' [cat]='^Message-ID: ')
+tools=(router routerc bogofilter)
 ((BASELINE)) && tools+=(cat)
 for t in "${tools[@]}"; do
   cat > "$work/$t.rc" <<EOF
@@ -137,7 +155,8 @@ done
 # Runs one round; prints its wall-clock and CPU seconds (user + system of formail and of every
 # process under it). $1 = procmail | alone, $2 = the tool, $3 = the mbox.
 round() {
-  local mode=$1 t=$2 mbox=$3
+  local mode=$1 t=$2 mbox=$3 before
+  before=$(serve_ticks)
   rm -rf "$work/mail-$t" "$work/$t.out"
   [[ $mode == procmail ]] && mkdir "$work/mail-$t"
   if [[ $mode == procmail ]]; then
@@ -149,7 +168,9 @@ round() {
     /usr/bin/time -f '%e %U %S' -o "$work/time.txt" \
       formail -s ${FILTER[$t]} < "$mbox" > "$work/$t.out"
   fi
-  awk '{ print $1, $2 + $3 }' "$work/time.txt"
+  local served=0
+  [[ $t == routerc ]] && served=$(( $(serve_ticks) - before ))
+  awk -v s="$served" -v hz="$ticks_per_s" '{ print $1, $2 + $3 + s / hz }' "$work/time.txt"
 }
 
 # Every message delivered, each carrying the tool's header; errors in procmail's log stop the run.
@@ -169,7 +190,7 @@ check() {
     echo "filter_speed: $t ($mode): $got messages out, $stamped with ${STAMP[$t]}, want $want" >&2
     exit 1
   fi
-  if [[ $t == router && $mode == procmail ]] &&
+  if [[ $t == router* && $mode == procmail ]] &&
       grep -q -r '^X-Router-Error:' "$work/mail-$t/inbox/new"; then
     echo "filter_speed: router added X-Router-Error:" >&2
     grep -h -r '^X-Router-Error:' "$work/mail-$t/inbox/new" | sort | uniq -c | head >&2
@@ -204,6 +225,7 @@ done
 # Through a shell for the redirection; hyperfine subtracts the shell's own start.
 hyperfine --style none --warmup 20 --runs "$ONE_RUNS" --export-json "$work/one.json" \
   -n "router filter -m $MODEL < one.eml" "$ROUTER filter -m $MODEL < $work/one.eml" \
+  -n "routerc --port PORT < one.eml (router serve answers)" "$ROUTERC --port $port < $work/one.eml" \
   -n "bogofilter -e -p -d WORDLIST < one.eml" \
   "$BOGOFILTER -e -p -d $work/wordlist < $work/one.eml" \
   -n "router classify < one.txt (its body: no mail parsing)" "$ROUTER classify < $work/one.txt" \
@@ -241,10 +263,11 @@ for mode in ("procmail", "alone"):
         print(f"| {t} | " + " | ".join(f"{x:.0f}" for x in v) +
               f" | **{statistics.median(v):.0f}** | {ms[t]:.2f} | {over} | "
               f"{statistics.median(cpu[t]):.2f} |")
-    ratio = statistics.median(rate["router"]) / statistics.median(rate["bogofilter"])
-    cpu_ratio = statistics.median(cpu["bogofilter"]) / statistics.median(cpu["router"])
-    print(f"router / bogofilter: {ratio:.2f} in messages/s (median rates), "
-          f"{cpu_ratio:.2f} in messages per CPU second (median CPU times)")
+    for t in ("router", "routerc"):
+        ratio = statistics.median(rate[t]) / statistics.median(rate["bogofilter"])
+        cpu_ratio = statistics.median(cpu["bogofilter"]) / statistics.median(cpu[t])
+        print(f"{t} / bogofilter: {ratio:.2f} in messages/s (median rates), "
+              f"{cpu_ratio:.2f} in messages per CPU second (median CPU times)")
 
 print(f"\none message, one process (the mbox's first; hyperfine, {sys.argv[4]} runs each):")
 print("| command | median ms | user ms | system ms |")

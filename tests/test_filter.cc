@@ -2,7 +2,8 @@
 // added at the end of its header block, in its own line endings; a sender's X-Router-* headers
 // are removed first; a message that cannot be classified passes through with X-Router-Error and
 // exit 0. Then real deliveries: procmail and maildrop run the recipes of docs/mail-flow.md and
-// file each message into a Maildir folder named by its label (skipped where they are missing).
+// file each message into a Maildir folder named by its label (skipped where they are missing),
+// procmail also through routerc and a running `router serve`.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -10,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "input/headers.h"
+#include "serve_process.h"
 #include "test_support.h"
 
 namespace router {
@@ -160,6 +162,30 @@ TEST_F(Filter, ProcmailDeliversIntoAMaildirPerLabel) {
     ASSERT_EQ(std::system(("procmail -m " + quote(rc) + " < " + quote(path)).c_str()), 0);
   }
   expect_delivered(mail);
+}
+
+// The same recipe with routerc as the filter, a `router serve` answering: the same deliveries,
+// and nothing on stderr (routerc says there when it has to filter without the service).
+TEST_F(Filter, ProcmailDeliversThroughRoutercAndTheService) {
+  if (std::system("command -v procmail > /dev/null") != 0) GTEST_SKIP() << "no procmail";
+  test::ServeProcess server(tmp_, {});
+  ASSERT_GT(server.port(), 0) << server.log();
+  const std::string mail = tmp_.path("Mail");
+  fs::create_directory(mail);
+  const std::string rc = tmp_.path("procmailrc");
+  spit(rc, "MAILDIR=" + mail + "\n:0 fw\n| " + ROUTERC_BINARY + " --port " +
+               std::to_string(server.port()) +
+               "\n:0\n* ^X-Router-Label: \\/[a-z_]+\n$MATCH/\n:0\nunlabelled/\n");
+  const std::string err = tmp_.path("procmail.err");
+  for (const auto& [message, label] : kDeliveries) {
+    const std::string path = write("msg", message);
+    ASSERT_EQ(std::system(
+                  ("procmail -m " + quote(rc) + " < " + quote(path) + " 2> " + quote(err)).c_str()),
+              0);
+    EXPECT_EQ(slurp(err), "");
+  }
+  expect_delivered(mail);
+  EXPECT_EQ(server.stop(), 0) << server.log();
 }
 
 TEST_F(Filter, MaildropDeliversIntoAMaildirPerLabel) {

@@ -77,8 +77,8 @@ TEST(Install, InstallPutsBinaryManPageAndCompletionUnderThePrefix) {
   const std::string cmd =
       "cmake --install " + quote(build) + " --prefix " + quote(tmp.dir()) + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  for (const char* f : {"bin/router", "libexec/router/router-serve", "share/man/man1/router.1",
-                        "share/bash-completion/completions/router"}) {
+  for (const char* f : {"bin/router", "bin/routerc", "libexec/router/router-serve",
+                        "share/man/man1/router.1", "share/bash-completion/completions/router"}) {
     EXPECT_TRUE(fs::exists(tmp.path(f))) << f;
   }
   // The installed router finds the installed router-serve for `router serve`.
@@ -98,6 +98,28 @@ TEST(Install, OnlyRouterServeLinksTheHttpServer) {
   const std::string linked = router::test::slurp(out);
   EXPECT_EQ(linked.find("httplib"), std::string::npos) << linked;
   EXPECT_EQ(linked.find("libssl"), std::string::npos) << linked;
+}
+
+// routerc starts once per message, so it links the C library and nothing of router's (the
+// sanitized build links the C++ runtime dynamically, as its runtime needs).
+TEST(Install, RoutercLinksNoLibraryOfRouters) {
+  const std::string linked = output_of("ldd " + quote(ROUTERC_BINARY));
+  ASSERT_NE(linked.find("libc.so"), std::string::npos) << linked;
+  for (const char* lib :
+       {"gmime", "glib", "sentencepiece", "protobuf", "httplib", "spdlog", "libssl"}) {
+    EXPECT_EQ(linked.find(lib), std::string::npos) << lib << "\n" << linked;
+  }
+  bool sanitized = false;
+#if defined(__SANITIZE_ADDRESS__)
+  sanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  sanitized = true;
+#endif
+#endif
+  if (!sanitized) {
+    EXPECT_EQ(linked.find("libstdc++"), std::string::npos) << linked;
+  }
 }
 
 }  // namespace

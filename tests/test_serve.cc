@@ -3,6 +3,8 @@
 // --json` prints, /batch what `router batch` writes; errors are JSON with the right status; and
 // hostile clients (garbage, huge bodies, a byte a second, ten thousand dropped connections) are
 // refused without stopping the service. SIGTERM lets requests in flight finish, then exit 0.
+// POST /filter answers what `router filter` writes, and routerc, its client, writes the same,
+// filtering here when the service does not answer.
 // Every loop is bounded in count and time, and every server must exit 0 (never crash).
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <regex>
 #include <string>
 #include <thread>
@@ -21,7 +24,9 @@
 
 #include <gtest/gtest.h>
 
+#include "input/headers.h"
 #include "model/json_format.h"
+#include "serve_process.h"
 #include "test_support.h"
 
 namespace router {
@@ -34,10 +39,7 @@ using test::slurp;
 using test::spit;
 using test::TempDir;
 
-double seconds_since(Clock::time_point t) {
-  return std::chrono::duration<double>(Clock::now() - t).count();
-}
-
+using test::seconds_since;
 // A connection to 127.0.0.1:`port`, every read and write bounded by 10 s; -1 if refused.
 int connect_to(int port) {
   const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -108,72 +110,11 @@ std::string request(const std::string& method, const std::string& path, const st
 
 std::string json_text(const std::string& text) { return nlohmann::json{{"text", text}}.dump(); }
 
-// One `router serve` process: started with a free port, stopped with SIGTERM and required to
-// exit 0.
-class Server {
- public:
-  Server(const TempDir& tmp, const std::vector<std::string>& args) : log_(tmp.path("serve.log")) {
-    std::vector<std::string> argv = {ROUTER_BINARY, "serve", "--port", "0"};
-    argv.insert(argv.end(), args.begin(), args.end());
-    std::vector<char*> c;  // made before fork: the child only calls async-signal-safe functions
-    for (auto& a : argv) c.push_back(a.data());
-    c.push_back(nullptr);
-    const int err = ::open(log_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int null = ::open("/dev/null", O_RDWR);
-    pid_ = ::fork();
-    if (pid_ == 0) {
-      ::dup2(err, 2);
-      ::dup2(null, 1);
-      ::execv(c[0], c.data());
-      ::_exit(127);
-    }
-    ::close(err);
-    ::close(null);
-    const std::regex listening("listening on http://127\\.0\\.0\\.1:([0-9]+)");
-    for (const auto start = Clock::now(); port_ == 0 && seconds_since(start) < 10;) {
-      std::smatch m;
-      const std::string log = slurp(log_);
-      if (std::regex_search(log, m, listening)) port_ = std::stoi(m[1]);
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ~Server() {
-    if (pid_ > 0) stop();
-  }
-  int port() const { return port_; }
-  pid_t pid() const { return pid_; }
-  std::string log() const { return slurp(log_); }
-  // SIGTERM, then the exit status within 10 s (-1 if it had to be killed, -2 if it crashed).
-  int stop() {
-    ::kill(pid_, SIGTERM);
-    return wait();
-  }
-  int wait() {
-    int status = 0;
-    for (const auto start = Clock::now(); seconds_since(start) < 10;) {
-      if (::waitpid(pid_, &status, WNOHANG) == pid_) {
-        pid_ = -1;
-        return WIFEXITED(status) ? WEXITSTATUS(status) : -2;
-      }
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-    ::kill(pid_, SIGKILL);
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
-    return -1;
-  }
-
- private:
-  std::string log_;
-  pid_t pid_ = -1;
-  int port_ = 0;
-};
-
 class Serve : public ::testing::Test {
  protected:
   // Starts a server; the test ends with it stopped and its exit status checked.
-  Server& start(const std::vector<std::string>& args = {}) {
-    server_ = std::make_unique<Server>(tmp_, args);
+  test::ServeProcess& start(const std::vector<std::string>& args = {}) {
+    server_ = std::make_unique<test::ServeProcess>(tmp_, args);
     EXPECT_GT(server_->port(), 0) << server_->log();
     return *server_;
   }
@@ -196,7 +137,7 @@ class Serve : public ::testing::Test {
   }
 
   TempDir tmp_{"router_serve"};
-  std::unique_ptr<Server> server_;
+  std::unique_ptr<test::ServeProcess> server_;
 };
 
 TEST_F(Serve, ClassifyAnswersWhatClassifyJsonPrints) {
@@ -456,7 +397,7 @@ TEST_F(Serve, ThousandsOfDroppedConnectionsLeaveItServing) {
 }
 
 TEST_F(Serve, SigtermAnswersTheRequestsInFlightThenExits0) {
-  Server& server = start({"--threads", "4", "--max-body", "4000000"});
+  test::ServeProcess& server = start({"--threads", "4", "--max-body", "4000000"});
   std::string records;  // long enough to be in flight for a good while
   for (int i = 0; i < 600; ++i) {
     records +=
@@ -498,6 +439,123 @@ TEST_F(Serve, KeptAliveConnectionsAnswerInOrder) {
   size_t answers = 0;
   for (size_t at = 0; (at = raw.find("HTTP/1.1 200 OK", at)) != std::string::npos; ++at) ++answers;
   EXPECT_EQ(answers, 2u) << raw;
+}
+
+// Messages as a mail flow brings them: a real .eml, CRLF with a sender's own X-Router-Label,
+// mailing-list mail (a header rule), and one with no words (passed through with X-Router-Error).
+std::vector<std::string> flow_messages(const TempDir& tmp) {
+  const std::vector<std::string> texts = {
+      slurp(test::source_path("examples/message.eml")),
+      "From: Asha <asha@example.in>\r\nSubject: order CR-10231\r\nX-Router-Label: cancel_order\r\n"
+      "\r\nRefund the delivery fee, not the cake.\r\n",
+      "From: news@shop.example\nList-Id: <deals.shop.example>\nSubject: sale\n\nbig sale\n",
+      "From: a@b.c\nSubject: \n\n \n"};
+  std::vector<std::string> paths;
+  for (size_t i = 0; i < texts.size(); ++i) {
+    paths.push_back(tmp.path("flow" + std::to_string(i) + ".eml"));
+    spit(paths.back(), texts[i]);
+  }
+  return paths;
+}
+
+test::CommandResult routerc(const std::string& args, const TempDir& tmp, const std::string& in) {
+  return test::run_command(quote(ROUTERC_BINARY) + " " + args, tmp.dir(), in);
+}
+
+// A port on 127.0.0.1 where nothing listens: bound, then closed.
+int closed_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a = {};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &size);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+TEST_F(Serve, FilterAnswersWhatRouterFilterWrites) {
+  start();
+  for (const auto& path : flow_messages(tmp_)) {
+    const Reply r = post("/filter", slurp(path), "message/rfc822");
+    EXPECT_EQ(r.status, 200) << r.body;
+    EXPECT_NE(r.head.find("Content-Type: message/rfc822"), std::string::npos) << r.head;
+    EXPECT_EQ(r.body, run_router("filter", tmp_.dir(), path).out) << path;
+    EXPECT_EQ(post("/filter?k=3", slurp(path), "message/rfc822").body,
+              run_router("filter -k 3", tmp_.dir(), path).out)
+        << path;
+  }
+  EXPECT_EQ(post("/filter?k=0", "Subject: hi\n\nhi\n", "message/rfc822").status, 400);
+}
+
+// routerc, the filter's client: the same bytes as `router filter`, by way of the service (which
+// counts them), with nothing on stderr.
+TEST_F(Serve, RoutercWritesWhatRouterFilterWritesByWayOfTheService) {
+  start({"--no-header-rules"});
+  const std::string port = std::to_string(server_->port());
+  const auto paths = flow_messages(tmp_);
+  for (const auto& path : paths) {
+    const auto r = routerc("--port " + port + " -k 2", tmp_, path);
+    EXPECT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err, "");
+    EXPECT_EQ(r.out, run_router("filter -k 2 --no-header-rules", tmp_.dir(), path).out) << path;
+  }
+  const std::string served = "router_http_requests_total{path=\"/filter\",status=\"200\"} " +
+                             std::to_string(paths.size()) + "\n";
+  EXPECT_NE(get("/metrics").body.find(served), std::string::npos) << served;
+}
+
+// With no service, or one that never answers, the message is filtered here by `router filter`
+// (with the options routerc was given for it); without router either, it passes through with
+// X-Router-Error. Exit 0 every time.
+TEST(Routerc, FiltersHereWhenTheServiceDoesNotAnswer) {
+  TempDir tmp("router_routerc");
+  const std::string path = flow_messages(tmp)[1];
+  const std::string expected = run_router("filter -k 2", tmp.dir(), path).out;
+  const std::string nobody = std::to_string(closed_port());
+  const auto refused = routerc("--port " + nobody + " -k 2", tmp, path);
+  EXPECT_EQ(refused.code, 0) << refused.err;
+  EXPECT_EQ(refused.out, expected);
+  EXPECT_NE(refused.err.find("(Connection refused); filtering with router filter here"),
+            std::string::npos)
+      << refused.err;
+
+  const int silent = ::socket(AF_INET, SOCK_STREAM, 0);  // takes connections, never answers
+  sockaddr_in a = {};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t size = sizeof a;
+  ASSERT_EQ(::bind(silent, reinterpret_cast<sockaddr*>(&a), sizeof a), 0);
+  ASSERT_EQ(::listen(silent, 4), 0);
+  ::getsockname(silent, reinterpret_cast<sockaddr*>(&a), &size);
+  const auto start = Clock::now();
+  const auto late =
+      routerc("--port " + std::to_string(ntohs(a.sin_port)) + " --timeout 0.3 -k 2", tmp, path);
+  EXPECT_LT(seconds_since(start), 8);
+  ::close(silent);
+  EXPECT_EQ(late.code, 0) << late.err;
+  EXPECT_EQ(late.out, expected);
+  EXPECT_NE(late.err.find("timed out waiting for the answer"), std::string::npos) << late.err;
+
+  const std::string alone = tmp.path("routerc");  // no router beside it, none on PATH
+  std::filesystem::copy_file(ROUTERC_BINARY, alone);
+  const auto bare = test::run_command("env PATH=/nonexistent " + quote(alone) + " --port " + nobody,
+                                      tmp.dir(), path);
+  EXPECT_EQ(bare.code, 0) << bare.err;
+  EXPECT_EQ(bare.out, stamp_headers(slurp(path), "X-Router-",
+                                    {"X-Router-Error: no answer from router serve at 127.0.0.1:" +
+                                     nobody + " (Connection refused); router filter did not run"}));
+}
+
+TEST(Routerc, BadOptionsAreUsageErrorsAndHelpNamesTheService) {
+  TempDir tmp("router_routerc");
+  const auto bad = routerc("--port 0", tmp, "/dev/null");
+  EXPECT_EQ(bad.code, 2);
+  EXPECT_NE(bad.err.find("routerc --help"), std::string::npos) << bad.err;
+  const auto help = routerc("--help", tmp, "/dev/null");
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("router serve"), std::string::npos) << help.out;
 }
 
 }  // namespace

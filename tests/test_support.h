@@ -152,15 +152,15 @@ class TempDir {
   std::string dir_;
 };
 
-// Runs `router ARGS` (ARGS already quoted) through the shell with stdin from `stdin_file`,
+// Runs `COMMAND` (a shell command line, quoted as it needs) with stdin from `stdin_file`,
 // capturing both streams through files in `scratch_dir`.
-inline CommandResult run_router(const std::string& args, const std::string& scratch_dir,
-                                const std::string& stdin_file = "/dev/null") {
+inline CommandResult run_command(const std::string& command, const std::string& scratch_dir,
+                                 const std::string& stdin_file = "/dev/null") {
   static int counter = 0;
   const std::string n = std::to_string(counter++);
   const std::string out = scratch_dir + "/stdout." + n, err = scratch_dir + "/stderr." + n;
-  const std::string cmd = quote(ROUTER_BINARY) + " " + args + " <" + quote(stdin_file) + " >" +
-                          quote(out) + " 2>" + quote(err);
+  const std::string cmd =
+      command + " <" + quote(stdin_file) + " >" + quote(out) + " 2>" + quote(err);
   const int status = std::system(cmd.c_str());
   CommandResult r;
   r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -169,6 +169,12 @@ inline CommandResult run_router(const std::string& args, const std::string& scra
   std::filesystem::remove(out);
   std::filesystem::remove(err);
   return r;
+}
+
+// Runs `router ARGS` (ARGS already quoted), as run_command.
+inline CommandResult run_router(const std::string& args, const std::string& scratch_dir,
+                                const std::string& stdin_file = "/dev/null") {
+  return run_command(quote(ROUTER_BINARY) + " " + args, scratch_dir, stdin_file);
 }
 
 // The environment with ":detect_leaks=0" added to ASAN_OPTIONS, as "NAME=value" strings.
