@@ -139,9 +139,10 @@ std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const
 Mat<float> Model::logits(const std::vector<const std::vector<int32_t>*>& sequences) const {
   const Batch batch = make_batch(sequences);
   const Mat<float>& table = positions(batch.T);
-  Mat<float> sum = encoder_logits(params_, weights_, config_, table, batch, embed_rows());
-  for (const Member& m : more_) sum += encoder_logits(m.params, m.weights, config_, table, batch);
-  return more_.empty() ? sum : Mat<float>(sum / static_cast<float>(members()));
+  return member_mean(
+      [&](const Params<float>& p, const InferenceWeights<float>& w, const float* rows) {
+        return encoder_logits(p, w, config_, table, batch, rows);
+      });
 }
 
 Prediction Model::finish(const Eigen::Ref<const RowVec<float>>& logits) const {
@@ -165,12 +166,10 @@ Mat<float> Model::infer(const std::vector<std::vector<int32_t>>& ids, int thread
   size_t longest = 0;
   for (const auto& e : ids) longest = std::max(longest, e.size());
   const Mat<float>& table = positions(static_cast<int>(longest));
-  Mat<float> l = infer_logits(params_, weights_, config_, table, ids, threads, embed_rows());
-  for (const Member& m : more_) {
-    l += infer_logits(m.params, m.weights, config_, table, ids, threads);
-  }
-  if (!more_.empty()) l /= static_cast<float>(members());
-  return l;
+  return member_mean(
+      [&](const Params<float>& p, const InferenceWeights<float>& w, const float* rows) {
+        return infer_logits(p, w, config_, table, ids, threads, rows);
+      });
 }
 
 std::vector<Prediction> Model::predict_encoded(const std::vector<std::vector<int32_t>>& ids,

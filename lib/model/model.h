@@ -145,6 +145,15 @@ class Model {
   const float* embed_rows() const {
     return borrowed_embed_ ? borrowed_embed_ : params_.embed.data();
   }
+  // The mean over the members of `run(params, weights, embed_rows)`, logits (n, K): what every
+  // prediction of an ensemble reads, whichever forward pass computes it.
+  template <class Run>
+  Mat<float> member_mean(const Run& run) const {
+    Mat<float> sum = run(params_, weights_, embed_rows());
+    for (const Member& m : more_) sum += run(m.params, m.weights, nullptr);
+    if (!more_.empty()) sum /= static_cast<float>(members());
+    return sum;
+  }
 
   mutable Params<float> params_;     // mutable: params() may copy a borrowed embedding in
   InferenceWeights<float> weights_;  // inference_weights(params_): the weights never change
