@@ -30,6 +30,7 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using router::has_prefix;
 using router::header_value;
 using router::stamp_headers;
 
@@ -116,10 +117,12 @@ int connect_to(const Options& o, Clock::time_point deadline) {
   return fd;
 }
 
-void send_all(int fd, std::string_view data, Clock::time_point deadline) {
+// `more`: further data follows at once (MSG_MORE), so the request's head is not sent as a
+// segment of its own, which the service's delayed acknowledgement could hold up.
+void send_all(int fd, std::string_view data, Clock::time_point deadline, bool more = false) {
   while (!data.empty()) {
     wait_for(fd, POLLOUT, deadline, "sending");
-    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL);
+    const ssize_t n = ::send(fd, data.data(), data.size(), MSG_NOSIGNAL | (more ? MSG_MORE : 0));
     if (n < 0 && errno != EAGAIN && errno != EINTR) throw failure("sending");
     if (n > 0) data.remove_prefix(static_cast<size_t>(n));
   }
@@ -139,17 +142,6 @@ std::string receive_all(int fd, size_t limit, Clock::time_point deadline) {
   }
 }
 
-bool same_name(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (std::tolower(static_cast<unsigned char>(a[i])) !=
-        std::tolower(static_cast<unsigned char>(b[i]))) {
-      return false;
-    }
-  }
-  return true;
-}
-
 // The body of a whole 200 answer (its Content-Length all there), or throws saying what came.
 std::string body_of(const std::string& answer) {
   const size_t end = answer.find("\r\n\r\n");
@@ -164,10 +156,9 @@ std::string body_of(const std::string& answer) {
     const size_t eol = std::min(head.find("\r\n", at), head.size());
     const std::string_view line = head.substr(at, eol - at);
     at = eol + 2;
-    const size_t colon = line.find(':');
-    if (colon != std::string_view::npos && same_name(line.substr(0, colon), "Content-Length")) {
-      length = std::atoll(std::string(line.substr(colon + 1)).c_str());
-    }
+    constexpr std::string_view kLength = "Content-Length:";
+    if (has_prefix(line, kLength))
+      length = std::atoll(std::string(line.substr(kLength.size())).c_str());
   }
   const size_t body = end + 4;
   if (length < 0 || static_cast<size_t>(length) != answer.size() - body) {
@@ -187,7 +178,7 @@ std::string ask_service(const Options& o, const std::string& message) {
       ":" + std::to_string(o.port) +
       "\r\nContent-Type: message/rfc822\r\nContent-Length: " + std::to_string(message.size()) +
       "\r\nConnection: close\r\n\r\n";
-  send_all(fd.get(), head, deadline);
+  send_all(fd.get(), head, deadline, true);
   send_all(fd.get(), message, deadline);
   return body_of(receive_all(fd.get(), message.size() + kMaxAddedBytes, deadline));
 }

@@ -17,6 +17,8 @@ bool starts_field(std::string_view line) {
   return true;
 }
 
+}  // namespace
+
 bool has_prefix(std::string_view line, std::string_view prefix) {
   if (line.size() < prefix.size()) return false;
   for (size_t i = 0; i < prefix.size(); ++i) {
@@ -27,8 +29,6 @@ bool has_prefix(std::string_view line, std::string_view prefix) {
   }
   return true;
 }
-
-}  // namespace
 
 std::string line_ending(std::string_view message) {
   const size_t nl = message.find('\n');

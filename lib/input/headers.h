@@ -20,6 +20,9 @@ std::string line_ending(std::string_view message);
 std::string stamp_headers(std::string_view message, std::string_view prefix,
                           const std::vector<std::string>& fields);
 
+// True if `line` starts with `prefix`, ASCII case ignored: how header field names compare.
+bool has_prefix(std::string_view line, std::string_view prefix);
+
 // A header value from any text: one line of printable ASCII (other bytes become '?', line breaks
 // and tabs spaces), at most `max` bytes, so that no value can end the header or add a field.
 std::string header_value(std::string_view text, size_t max = 200);
