@@ -3,7 +3,11 @@
 // are removed first; a message that cannot be classified passes through with X-Router-Error and
 // exit 0. Then real deliveries: procmail and maildrop run the recipes of docs/mail-flow.md and
 // file each message into a Maildir folder named by its label (skipped where they are missing),
-// procmail also through routerc and a running `router serve`.
+// procmail also through routerc and a running `router serve`; Dovecot's Sieve the same way.
+#include <grp.h>
+#include <pwd.h>
+#include <unistd.h>
+
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -205,6 +209,55 @@ TEST_F(Filter, MaildropDeliversIntoAMaildirPerLabel) {
   for (const auto& [message, label] : kDeliveries) {
     const std::string path = write("msg", message);
     ASSERT_EQ(std::system(("maildrop " + quote(rc) + " < " + quote(path)).c_str()), 0);
+  }
+  expect_delivered(mail);
+}
+
+// The Sieve recipe of docs/mail-flow.md, run by Pigeonhole's sieve-test with the extprograms
+// plugin and its actions carried out (-e): the filter adds the verdict and fileinto delivers into
+// the folder of that name. Dovecot delivers no mail as root, so as root the test lets `nobody`
+// into its own temporary folder and runs a copy of router there.
+TEST_F(Filter, SieveFilesIntoAFolderPerLabel) {
+  if (std::system("command -v sieve-test > /dev/null") != 0) GTEST_SKIP() << "no sieve-test";
+  const bool root = ::geteuid() == 0;
+  const std::string bin = tmp_.path("bin"), mail = tmp_.path("Mail");
+  fs::create_directory(bin);
+  fs::create_directory(mail);
+  std::string router = ROUTER_BINARY;
+  std::string users;
+  if (root) {
+    const passwd* nobody = ::getpwnam("nobody");
+    const group* nogroup = ::getgrnam("nogroup");
+    if (nobody == nullptr || nogroup == nullptr) GTEST_SKIP() << "no user nobody to deliver as";
+    router = bin + "/router";
+    fs::copy_file(ROUTER_BINARY, router);
+    fs::permissions(tmp_.dir(), fs::perms::group_exec | fs::perms::others_exec,
+                    fs::perm_options::add);
+    ASSERT_EQ(::chown(mail.c_str(), nobody->pw_uid, nogroup->gr_gid), 0);
+    users = "mail_uid = nobody\nmail_gid = nogroup\n";
+  }
+  spit(bin + "/router-filter", "#!/bin/sh\nexec " + quote(router) + " filter\n");
+  fs::permissions(bin + "/router-filter",
+                  fs::perms::owner_exec | fs::perms::group_exec | fs::perms::others_exec,
+                  fs::perm_options::add);
+  const std::string conf = tmp_.path("dovecot.conf");
+  spit(conf, users + "mail_home = " + mail + "\nmail_location = maildir:" + mail +
+                 ":LAYOUT=fs\nplugin {\n  sieve_plugins = sieve_extprograms\n"
+                 "  sieve_extensions = +vnd.dovecot.filter\n  sieve_filter_bin_dir = " +
+                 bin + "\n}\n");
+  // In the mail folder, where Dovecot may write the compiled script beside it.
+  const std::string script = mail + "/route.sieve";
+  spit(script,
+       "require [\"vnd.dovecot.filter\", \"fileinto\", \"variables\", \"mailbox\"];\n"
+       "filter \"router-filter\";\nif header :matches \"X-Router-Label\" \"*\" {\n"
+       "  fileinto :create \"${1}\";\n}\n");
+  for (const auto& [message, label] : kDeliveries) {
+    const auto r = test::run_command("sieve-test -e -c " + quote(conf) + " " + quote(script) + " " +
+                                         quote(write("msg", message)),
+                                     tmp_.dir());
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_EQ(r.err.find("Error"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("stored mail into mailbox '" + label + "'"), std::string::npos) << r.err;
   }
   expect_delivered(mail);
 }
