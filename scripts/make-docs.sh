@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Writes router.1 (the man page) and router.bash (bash completion; zsh reads it through
 # bashcompinit) from the router binary's own --help texts, so that both list exactly the
-# commands and options that binary has. The build runs it (apps/CMakeLists.txt).
-#   scripts/make-docs.sh ROUTER OUTDIR
+# commands and options that binary has, and routerc.1 from routerc's. The build runs it
+# (apps/CMakeLists.txt).
+#   scripts/make-docs.sh ROUTER OUTDIR [ROUTERC]
 set -euo pipefail
 router=$1
 out=$2
+routerc=${3:-}
 subs=$("$router" --help | awk '/^Subcommands:/ { f = 1; next } f && NF { print $1 }')
 
 # Every long and short option a help text lists ("  -m,--model TEXT ..." -> "-m --model").
@@ -67,3 +69,22 @@ as_man() {
   echo '}'
   echo 'complete -o filenames -F _router router'
 } > "$out/router.bash"
+
+[ -n "$routerc" ] || exit 0
+{
+  echo '.TH ROUTERC 1 "" "router 0.1.0" "User Commands"'
+  echo '.SH NAME'
+  echo 'routerc \- router filter by way of a running router serve'
+  echo '.SH SYNOPSIS'
+  echo '.B routerc'
+  echo '[\fIOPTIONS\fR] < \fIMESSAGE\fR'
+  echo '.SH DESCRIPTION'
+  echo '.nf'
+  "$routerc" --help | as_man
+  echo '.fi'
+  echo '.SH "EXIT STATUS"'
+  echo '0 for every message (labelled, or passed through with X-Router-Error), 2 usage,'
+  echo '5 standard input or output failed.'
+  echo '.SH "SEE ALSO"'
+  echo '\fBrouter\fR(1) (router filter, router serve); docs/mail-flow.md of the router sources.'
+} > "$out/routerc.1"

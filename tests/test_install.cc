@@ -1,5 +1,5 @@
-// What `cmake --install` puts on a machine: the binary, a man page and bash completion, both made
-// at build time from the binary's own --help (scripts/make-docs.sh), so every command and option
+// What `cmake --install` puts on a machine: the binaries, man pages and bash completion, made
+// at build time from the binaries' own --help (scripts/make-docs.sh), so every command and option
 // is in them; the completion completes commands and each command's options.
 #include <cctype>
 #include <cstdio>
@@ -62,6 +62,16 @@ TEST(Install, ManPageAndCompletionListEveryCommandAndOption) {
   EXPECT_EQ(std::system(("bash -n " + quote((kAppsDir / "router.bash").string())).c_str()), 0);
 }
 
+TEST(Install, RoutercManPageListsEveryOption) {
+  const std::string man = slurp((kAppsDir / "routerc.1").string());
+  ASSERT_NE(man.find(".TH ROUTERC 1"), std::string::npos) << man;
+  const auto flags =
+      words_of(output_of(quote(ROUTERC_BINARY) + " --help | grep -E '^  -' | sed -E 's/^  //; "
+                                                 "s/[ =].*$//' | tr ',' ' '"));
+  ASSERT_GE(flags.size(), 6u);
+  for (const auto& f : flags) EXPECT_NE(man.find(f), std::string::npos) << f;
+}
+
 TEST(Install, CompletionCompletesCommandsAndOptions) {
   const std::string complete = "bash -c 'source " + quote((kAppsDir / "router.bash").string()) +
                                "; COMP_WORDS=($0); COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); "
@@ -77,8 +87,9 @@ TEST(Install, InstallPutsBinaryManPageAndCompletionUnderThePrefix) {
   const std::string cmd =
       "cmake --install " + quote(build) + " --prefix " + quote(tmp.dir()) + " > /dev/null 2>&1";
   ASSERT_EQ(std::system(cmd.c_str()), 0);
-  for (const char* f : {"bin/router", "bin/routerc", "libexec/router/router-serve",
-                        "share/man/man1/router.1", "share/bash-completion/completions/router"}) {
+  for (const char* f :
+       {"bin/router", "bin/routerc", "libexec/router/router-serve", "share/man/man1/router.1",
+        "share/man/man1/routerc.1", "share/bash-completion/completions/router"}) {
     EXPECT_TRUE(fs::exists(tmp.path(f))) << f;
   }
   // The installed router finds the installed router-serve for `router serve`.
