@@ -223,8 +223,7 @@ class Inputs {
           continue;
         }
         s.mail = true;
-        s.where = mbox_->name() + ": message " + std::to_string(++messages_) + " (line " +
-                  std::to_string(line) + ")";
+        s.where = mbox_->where();
       } else {
         Record r;
         try {
@@ -300,7 +299,6 @@ class Inputs {
   int current_ = -1;
   std::optional<RecordReader> json_;
   std::optional<MboxReader> mbox_;
-  int64_t messages_ = 0;
 };
 
 // What a run has written and counted so far.

@@ -91,8 +91,7 @@ class Reader {
         Message m;
         int64_t line = 0;
         if (mbox_->next(m.raw, line)) {
-          m.where = mbox_->name() + ": message " + std::to_string(++count_) + " (line " +
-                    std::to_string(line) + ")";
+          m.where = mbox_->where();
           chunk.push_back(std::move(m));
           continue;
         }
@@ -100,7 +99,6 @@ class Reader {
       }
       if (next_ >= sources_.size()) return !chunk.empty();
       const Source& s = sources_[next_++];
-      count_ = 0;
       if (s.mbox) {
         mbox_.emplace(s.path);
         continue;
@@ -123,7 +121,6 @@ class Reader {
   std::vector<Source> sources_;
   size_t next_ = 0;
   std::optional<MboxReader> mbox_;
-  int64_t count_ = 0;
 };
 
 void classify(const Model& model, const RouteOptions& o, Message& m) {

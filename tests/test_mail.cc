@@ -246,9 +246,11 @@ TEST(Mbox, TruncatedLastMessageIsReturned) {
   ASSERT_TRUE(reader.next(raw, line));
   EXPECT_EQ(line, 2);
   EXPECT_EQ(raw, "From: a@b\nSubject: one\n\nfirst\n");
+  EXPECT_EQ(reader.where(), path + ": message 1 (line 2)");
   ASSERT_TRUE(reader.next(raw, line));
   EXPECT_EQ(line, 8);
   EXPECT_EQ(raw, "From: b@c\nSubj\n");
+  EXPECT_EQ(reader.where(), path + ": message 2 (line 8)");
   EXPECT_THROW(parse_message(raw, "m2"), InputError);
   EXPECT_FALSE(reader.next(raw, line));
   fs::remove(path);
@@ -395,6 +397,22 @@ TEST(MailCli, BatchMboxRecordsTheBrokenMessage) {
   EXPECT_FALSE(records[2].contains("prediction"));
   EXPECT_NE(records[2]["error"].get<std::string>().find("message 3 (line 22)"), std::string::npos);
   EXPECT_EQ(records[3]["message_id"], "m4@example.in");
+}
+
+// Each mbox numbers its own messages: the second file's broken message is its message 3 too.
+TEST(MailCli, BatchNumbersEachMboxsMessagesFromOne) {
+  router::test::TempDir tmp("router_mboxes");
+  const std::string a = tmp.path("a.mbox"), b = tmp.path("b.mbox");
+  std::filesystem::copy_file(fixture("inbox.mbox"), a);
+  std::filesystem::copy_file(fixture("inbox.mbox"), b);
+  const Result r = router_run("batch " + quote(a) + " " + quote(b) + " -m " + quote(kTinyModel));
+  EXPECT_EQ(r.code, 6) << r.err;
+  const auto records = parse_jsonl(r.out);
+  ASSERT_EQ(records.size(), 8u) << r.out;
+  EXPECT_EQ(records[2]["error"].get<std::string>().rfind(a + ": message 3 (line 22): ", 0), 0u)
+      << records[2];
+  EXPECT_EQ(records[6]["error"].get<std::string>().rfind(b + ": message 3 (line 22): ", 0), 0u)
+      << records[6];
 }
 
 TEST(MailCli, BatchMboxSkipInvalidLabelsTheRest) {

@@ -562,6 +562,11 @@ MboxReader::MboxReader(const std::string& path) : name_(path == "-" ? "stdin" : 
   }
 }
 
+std::string MboxReader::where() const {
+  return name_ + ": message " + std::to_string(messages_) + " (line " +
+         std::to_string(message_line_) + ")";
+}
+
 bool MboxReader::next(std::string& raw, int64_t& line) {
   raw.clear();
   std::string text;
@@ -583,7 +588,8 @@ bool MboxReader::next(std::string& raw, int64_t& line) {
     if (in_->bad()) throw IoError("cannot read " + name_);
     return false;
   }
-  line = pending_line_;
+  line = message_line_ = pending_line_;
+  ++messages_;
   pending_.clear();
   while (std::getline(*in_, text)) {
     ++line_;

@@ -56,6 +56,9 @@ class MboxReader {
   // at the end. Throws InputError if the file does not start with a "From " line.
   bool next(std::string& raw_message, int64_t& line);
   const std::string& name() const { return name_; }
+  // Where the message next() returned last is, for messages that name it:
+  // "NAME: message N (line L)", N counted from 1.
+  std::string where() const;
 
  private:
   std::string name_;
@@ -65,6 +68,8 @@ class MboxReader {
   std::string pending_;  // a "From " line read ahead, or ""
   int64_t pending_line_ = 0;
   bool started_ = false;
+  int64_t messages_ = 0;      // messages returned so far
+  int64_t message_line_ = 0;  // the "From " line of the last one
 };
 
 }  // namespace router
