@@ -38,6 +38,12 @@ std::vector<std::string> words_of(const std::string& text) {
   return {std::istream_iterator<std::string>(in), {}};
 }
 
+// Every short and long option that `command --help` lists ("  -m,--model TEXT ..." -> -m --model).
+std::vector<std::string> flags_of(const std::string& command) {
+  return words_of(output_of(command + " --help | grep -E '^  -' | sed -E 's/^  //; s/[ =].*$//' | "
+                                      "tr ',' ' '"));
+}
+
 TEST(Install, ManPageAndCompletionListEveryCommandAndOption) {
   const std::string man = slurp((kAppsDir / "router.1").string());
   const std::string completion = slurp((kAppsDir / "router.bash").string());
@@ -51,9 +57,7 @@ TEST(Install, ManPageAndCompletionListEveryCommandAndOption) {
     std::string upper = c;
     for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
     EXPECT_NE(man.find(".SH \"ROUTER " + upper + "\""), std::string::npos) << c;
-    const auto flags = words_of(output_of(router + " " + c +
-                                          " --help | grep -E '^  -' | sed -E 's/^  //; "
-                                          "s/[ =].*$//' | tr ',' ' '"));
+    const auto flags = flags_of(router + " " + c);
     for (const auto& f : flags) {
       EXPECT_NE(man.find(f), std::string::npos) << c << " " << f;
       EXPECT_NE(completion.find(" " + f + " "), std::string::npos) << c << " " << f;
@@ -65,9 +69,7 @@ TEST(Install, ManPageAndCompletionListEveryCommandAndOption) {
 TEST(Install, RoutercManPageListsEveryOption) {
   const std::string man = slurp((kAppsDir / "routerc.1").string());
   ASSERT_NE(man.find(".TH ROUTERC 1"), std::string::npos) << man;
-  const auto flags =
-      words_of(output_of(quote(ROUTERC_BINARY) + " --help | grep -E '^  -' | sed -E 's/^  //; "
-                                                 "s/[ =].*$//' | tr ',' ' '"));
+  const auto flags = flags_of(quote(ROUTERC_BINARY));
   ASSERT_GE(flags.size(), 6u);
   for (const auto& f : flags) EXPECT_NE(man.find(f), std::string::npos) << f;
 }
