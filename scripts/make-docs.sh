@@ -3,11 +3,11 @@
 # bashcompinit) from the router binary's own --help texts, so that both list exactly the
 # commands and options that binary has, and routerc.1 from routerc's. The build runs it
 # (apps/CMakeLists.txt).
-#   scripts/make-docs.sh ROUTER OUTDIR [ROUTERC]
+#   scripts/make-docs.sh ROUTER OUTDIR ROUTERC
 set -euo pipefail
 router=$1
 out=$2
-routerc=${3:-}
+routerc=$3
 subs=$("$router" --help | awk '/^Subcommands:/ { f = 1; next } f && NF { print $1 }')
 
 # Every long and short option a help text lists ("  -m,--model TEXT ..." -> "-m --model").
@@ -70,7 +70,6 @@ as_man() {
   echo 'complete -o filenames -F _router router'
 } > "$out/router.bash"
 
-[ -n "$routerc" ] || exit 0
 {
   echo '.TH ROUTERC 1 "" "router 0.1.0" "User Commands"'
   echo '.SH NAME'
