@@ -429,7 +429,9 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
   add("--ensemble", "ensemble", o.ensemble,
       "Train this many models with seeds --seed, --seed + 1, ... and average their logits: "
       "more accurate and better at \"none of these\", each prediction this many times the "
-      "work (auto: 1, or as --time-budget plans)")
+      "work (auto: as --time-budget plans; with no budget " +
+          std::to_string(kOutOfScopeMembers) +
+          " when the training data has --out-of-scope examples, else 1)")
       ->check(CLI::Range(0, kMaxMembers))
       ->default_str("auto");
   add("--patience", "patience", o.patience,

@@ -5,7 +5,8 @@ on test + oos_test, for router and Debian's fastText on the same split, side by 
 Rows (each model trained on train + oos_train, "oos" a label like the others, as the paper's
 "oos-train" setting):
   router, no rule       `router train --out-of-scope oos` (what no flags do for a label named
-                        oos): the label the model puts first (its top_k), without the rule
+                        oos; with oos in the training data, two members unless `-- --ensemble
+                        1`): the label the model puts first (its top_k), without the rule
   router, threshold     the same model's label: with the rejection threshold that router learns
                         on valid + oos_valid (train/calibration.h, choose_rejection)
   fastText, no rule     `fasttext supervised` with word bigrams and subwords; its top label
@@ -19,6 +20,7 @@ Usage (from the project root, after scripts/build.sh; the data is read where it 
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -112,6 +114,8 @@ def main():
     ap.add_argument("--clinc", default="../shared/datasets/clinc150")
     ap.add_argument("extra", nargs="*", help="more `router train` flags (after --)")
     a = ap.parse_args()
+    if shutil.which("fasttext") is None:  # checked first: the router rows take minutes
+        sys.exit("fasttext not found (Debian: apt-get install fasttext)")
     c = lambda name: load(os.path.join(a.clinc, name + ".jsonl"))
     train, valid, test = c("train") + c("oos_train"), c("valid") + c("oos_valid"), c("test") + c(
         "oos_test")

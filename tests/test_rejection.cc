@@ -206,6 +206,36 @@ TEST(Rejection, TrainingLearnsItWithOrWithoutOutOfScopeTrainingMail) {
   EXPECT_LT(r.reject_recall, 0.0);
 }
 
+// Learned from out-of-scope training mail, "none of these" takes two members unless --ensemble
+// says otherwise; one model with out-of-scope mail only in validation, with no rule, or with a
+// checkpoint (which keeps one run). The count is recorded, so --config repeats it.
+TEST(Rejection, OutOfScopeTrainingMailTrainsTwoMembersByDefault) {
+  const auto valid = two_labels(150, 2, true);
+  const auto members = [&](bool in_training, const TrainOptions& o) {
+    TrainResult r;
+    const Model m = train_model(two_labels(400, 1, in_training), valid, o, {}, r);
+    EXPECT_EQ(r.options.ensemble, m.members());
+    const auto recorded = options_json(r.options);
+    EXPECT_EQ(recorded.value("ensemble", 1), m.members());
+    EXPECT_EQ(recorded.contains("ensemble"), !o.out_of_scope.empty() || m.members() > 1);
+    return m.members();
+  };
+  TrainOptions o = small_options();
+  ASSERT_EQ(o.ensemble, 0);
+  EXPECT_EQ(members(true, o), kOutOfScopeMembers);
+  EXPECT_EQ(members(false, o), 1);
+  TrainOptions one = o;
+  one.ensemble = 1;
+  EXPECT_EQ(members(true, one), 1);
+  TrainOptions no_rule = o;
+  no_rule.out_of_scope = "";
+  EXPECT_EQ(members(true, no_rule), 1);
+  test::TempDir tmp("router_oos_members");
+  TrainOptions kept = o;
+  kept.checkpoint = tmp.path("run.ck");
+  EXPECT_EQ(members(true, kept), 1);
+}
+
 // With no --out-of-scope, a label named oos is "none of these", as if named; '' turns that off,
 // and the model records either choice, so --config repeats it.
 TEST(Rejection, ALabelNamedOosIsNoneOfTheseUnlessTurnedOff) {
@@ -230,6 +260,9 @@ TEST(Rejection, ALabelNamedOosIsNoneOfTheseUnlessTurnedOff) {
       << by_name.err;
   EXPECT_EQ(model("named.json")["calibration"]["reject_label"], "oos");
   EXPECT_EQ(model("named.json")["metadata"]["options"]["out_of_scope"], "oos");
+  EXPECT_EQ(model("named.json")["metadata"]["options"]["ensemble"], kOutOfScopeMembers);
+  EXPECT_NE(by_name.err.find("'oos' in the training data: 2 members"), std::string::npos)
+      << by_name.err;
   // The same file as naming the label.
   const auto named =
       run_router(data + quote(tmp.path("explicit.json")) + " --out-of-scope oos", tmp.dir());
@@ -240,6 +273,7 @@ TEST(Rejection, ALabelNamedOosIsNoneOfTheseUnlessTurnedOff) {
   ASSERT_EQ(off.code, 0) << off.err;
   EXPECT_FALSE(model("off.json")["calibration"].contains("reject_label"));
   EXPECT_EQ(model("off.json")["metadata"]["options"]["out_of_scope"], "");
+  EXPECT_FALSE(model("off.json")["metadata"]["options"].contains("ensemble"));
   test::spit(tmp.path("off-options.json"), model("off.json")["metadata"]["options"].dump());
   const auto again = run_router(
       data + quote(tmp.path("again.json")) + " --config " + quote(tmp.path("off-options.json")),

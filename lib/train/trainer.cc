@@ -638,6 +638,28 @@ void plan_budget(const Prepared& d, TrainOptions& o, Clock::time_point t0) {
                o.ensemble > 1 ? fmt::format("{} members of ", o.ensemble) : "", o.epochs);
 }
 
+// --ensemble 0 with no --time-budget: kOutOfScopeMembers when the model learns the out-of-scope
+// label from training examples, else one. A checkpoint keeps one run's state, so with
+// --checkpoint or --resume it is one.
+int default_members(const Prepared& d, const TrainOptions& o) {
+  const bool learns_out_of_scope =
+      !o.out_of_scope.empty() &&
+      std::find(d.labels.begin(), d.labels.end(), o.out_of_scope) != d.labels.end();
+  if (!learns_out_of_scope) return 1;
+  if (!o.checkpoint.empty() || !o.resume.empty()) {
+    spdlog::info(
+        "one model: a checkpoint keeps one run's state ({} members would tell '{}' "
+        "apart better)",
+        kOutOfScopeMembers, o.out_of_scope);
+    return 1;
+  }
+  spdlog::info(
+      "'{}' in the training data: {} members, which tell it apart better than one "
+      "(--ensemble 1 for one, in half the time)",
+      o.out_of_scope, kOutOfScopeMembers);
+  return kOutOfScopeMembers;
+}
+
 // What a checkpoint must match to be resumed: the recipe and every example, in order.
 std::string run_fingerprint(const std::vector<Example>& train, const std::vector<Example>& valid,
                             const TrainOptions& o) {
@@ -697,7 +719,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     plan_budget(d, o, t0);
     result.budget_shortened = o.epochs < epochs;
   }
-  o.ensemble = std::max(o.ensemble, 1);
+  if (o.ensemble == 0) o.ensemble = default_members(d, o);
   result.options = o;
   const std::string fingerprint =
       o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);
@@ -768,7 +790,8 @@ nlohmann::json options_json(const TrainOptions& o) {
             {"clip", o.clip},
             {"seed", o.seed}});
   if (!o.out_of_scope.empty()) j["out_of_scope"] = o.out_of_scope;
-  if (o.ensemble > 1) j["ensemble"] = o.ensemble;
+  // With "none of these" even one member is recorded: no flag may mean two (default_members).
+  if (o.ensemble > 1 || !o.out_of_scope.empty()) j["ensemble"] = o.ensemble;
   return j;
 }
 

@@ -74,13 +74,18 @@ struct TrainOptions {
   // what it plans is (TrainResult::options), so --config repeats the run exactly.
   double time_budget = 0;
   // Members of an ensemble (Model::add_member), trained one after another with seeds seed,
-  // seed + 1, ...: each run is the recipe's, and the model averages their logits. 0: one, or
-  // as many as a --time-budget holds (at most kBudgetMembers).
+  // seed + 1, ...: each run is the recipe's, and the model averages their logits. 0: as many as
+  // a --time-budget holds (at most kBudgetMembers); with no budget, kOutOfScopeMembers when
+  // the training data has examples of `out_of_scope`, else one.
   int ensemble = 0;
 };
 
 // The most members a --time-budget plans on its own: each one costs every prediction a pass.
 inline constexpr int kBudgetMembers = 4;
+// Members when "none of these" is learned from out-of-scope training examples: one model's
+// rule costs too much in-scope accuracy, a pair's does not (docs/benchmarks.md, "None of
+// these, again").
+inline constexpr int kOutOfScopeMembers = 2;
 
 // One line of progress per epoch.
 struct EpochReport {
