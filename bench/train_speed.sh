@@ -96,8 +96,8 @@ mean_after_first() { awk 'NR > 1 {s += $1; n++} END {printf "%.2f", s / n}'; }
 # router_run THREADS -> seconds per epoch
 router_run() {
   "$ROUTER" train --train "$CLINC/train.jsonl" --valid "$OUT/valid150.jsonl" -o "$OUT/router.json" \
-    "${ARCH[@]}" "${RULES[@]}" "${ROUTER_ONLY[@]}" --vocab-size 4000 --epochs "$EPOCHS" --patience 1000 \
-    --threads "$1" 2> "$OUT/router.log"
+    "${ARCH[@]}" "${RULES[@]}" "${ROUTER_ONLY[@]}" --vocab-size 4000 --epochs "$EPOCHS" \
+    --patience 1000 --threads "$1" 2> "$OUT/router.log"
   # "epoch k/N ... 1234 ex/s": examples / seconds of that epoch (steps + validation).
   local n
   n=$(wc -l < "$CLINC/train.jsonl")
