@@ -104,7 +104,8 @@ def fasttext_predict(model, records, workdir):
 
 
 def row(name, s):
-    pairs = f"{100 * s['pairs'][0] / max(1, s['pairs'][1]):.1f}% ({s['pairs'][0]}/{s['pairs'][1]})"
+    right, groups = s["pairs"]
+    pairs = f"{100 * right / groups:.1f}% ({right}/{groups})" if groups else "-"
     other = "-" if s["other_recall"] is None else f"{100 * s['other_recall']:.1f}%"
     to_other = "-" if s["business_to_other"] is None else f"{100 * s['business_to_other']:.1f}%"
     return (f"| {name} | {s['n']} | {100 * s['accuracy']:.1f}% | {s['macro_f1']:.3f} | {pairs} | "

@@ -1,63 +1,84 @@
 #!/usr/bin/env bash
-# The built-in Crumb model's recipe with some options changed, measured on the test split: how
-# the swap-pair accuracy depends on the epochs, the seed and the other options.
+# The built-in Crumb model's recipe with some options changed: how accuracy and swap pairs
+# depend on the epochs, the seed and the other options, judged where scripts/train-crumb.sh
+# judges them.
 #
 #   bench/crumb_recipes.sh                         # the recipe of models/crumb.json, unchanged
 #   bench/crumb_recipes.sh --epochs 20 --seed 7    # the same recipe with these flags changed
 #
-# The recipe is models/crumb.json's own `metadata.options`, given to `router train --config`;
-# flags given here win over it. One result line per run: the flags, training seconds, best epoch,
-# validation, dev and test accuracy and swap pairs (and, with no flags, whether the model is
-# byte-identical to the committed one). Dev has held-out material of its own, so it can rank runs
-# without the test split. Environment: ROUTER (default build/apps/router), OUT (models and logs,
-# default /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not
-# depend on it), TRAIN, VALID, DEV and TEST (the splits, default data/crumb/*.jsonl, relative to
-# the repository's root: set TRAIN to try another training split against the same validation, dev
-# and test).
+# The recipe is models/crumb.json's own `metadata.options`, given to `router train --config` on
+# scripts/train-crumb.sh's data (its training files joined: the synthetic training split and the
+# hand-written training mail three times over; the hand-written validation mail); flags given
+# here win. One result line per run: the flags, training seconds, best epoch, then accuracy and
+# swap pairs on the hand-written validation mail (what chooses among runs), on the synthetic dev
+# split and on the synthetic test split; with no flags, whether the model is byte-identical to the
+# committed one. data/crumb/real-test.jsonl is never scored here: no run is chosen by it.
+# Environment: ROUTER (default build/apps/router), OUT (models and logs, default
+# /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
+# on it), TRAIN (one file instead of the joined training files), VALID, DEV and TEST (default
+# data/crumb/hand/valid.jsonl, data/crumb/dev.jsonl, data/crumb/test.jsonl; paths relative to the
+# repository's root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUTER=${ROUTER:-build/apps/router}
+ROUTER=$(realpath "${ROUTER:-build/apps/router}")
 OUT=${OUT:-/tmp/crumb-recipes}
 THREADS=${THREADS:-2}
-TRAIN=${TRAIN:-data/crumb/train.jsonl}
-VALID=${VALID:-data/crumb/valid.jsonl}
+TRAIN=${TRAIN:-}
+VALID=${VALID:-data/crumb/hand/valid.jsonl}
 DEV=${DEV:-data/crumb/dev.jsonl}
 TEST=${TEST:-data/crumb/test.jsonl}
-case "${1:-}" in -h | --help) sed -n '2,16p' "$0"; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,20p' "$0"; exit 2 ;; esac
 mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
 
 label="${*:-committed}"
 [[ $TEST == data/crumb/test.jsonl ]] || label="TEST=$TEST $label"
 [[ $DEV == data/crumb/dev.jsonl ]] || label="DEV=$DEV $label"
-[[ $VALID == data/crumb/valid.jsonl ]] || label="VALID=$VALID $label"
-[[ $TRAIN == data/crumb/train.jsonl ]] || label="TRAIN=$TRAIN $label"
+[[ $VALID == data/crumb/hand/valid.jsonl ]] || label="VALID=$VALID $label"
+[[ -z $TRAIN ]] || label="TRAIN=$TRAIN $label"
 name=$(printf '%s' "$label" | tr -c 'A-Za-z0-9.=-' '_')
 recipe="$OUT/recipe.json"
 jq '.metadata.options' models/crumb.json > "$recipe"
+labels=$(jq -r '.labels | join(",")' models/crumb.json)
 model="$OUT/$name.json"
 
+# router runs in a folder of its own with the names scripts/train-crumb.sh gives it (the joined
+# file crumb-train.jsonl, data/ a link to the project's), because the model records its data
+# files' names: only then can it be the committed file byte for byte.
+work="$OUT/work"
+mkdir -p "$work"
+ln -sfn "$PWD/data" "$work/data"
+if [[ -z $TRAIN ]]; then
+  mapfile -t files < <(scripts/train-crumb.sh --print-training-files)
+  cat "${files[@]}" > "$work/crumb-train.jsonl"
+  train=crumb-train.jsonl
+else
+  train=$(realpath "$TRAIN")
+fi
+valid=$VALID
+[[ $valid == /* || $valid == data/* ]] || valid=$(realpath "$VALID")
+
 t0=$(date +%s.%N)
-if ! "$ROUTER" train --config "$recipe" --train "$TRAIN" \
-  --valid "$VALID" --labels "$(jq -r '.labels | join(",")' models/crumb.json)" \
-  --threads "$THREADS" -o "$model" "$@" 2> "$OUT/$name.log"; then
+if ! (cd "$work" && "$ROUTER" train --config "$recipe" --train "$train" --valid "$valid" \
+  --labels "$labels" --threads "$THREADS" \
+  -o "$model" "$@" 2> "$OUT/$name.log"); then
   tail -n 5 "$OUT/$name.log" >&2
   exit 1
 fi
 t1=$(date +%s.%N)
 
-# The validation and dev splits' own scores too: whether they could have chosen among runs.
-valid=$("$ROUTER" -q eval "$VALID" -m "$model" --json)
-dev=$("$ROUTER" -q eval "$DEV" -m "$model" --json)
-result=$("$ROUTER" -q eval "$TEST" -m "$model" --json)
-line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\tvalid_accuracy %.4f\tvalid_pairs %.4f (%s/%s)\tdev_accuracy %.4f\tdev_pairs %.4f (%s/%s)\ttest_accuracy %.4f\tswap_pairs %.4f (%s/%s)' \
-  "$label" "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
-  "$(jq .accuracy <<< "$valid")" "$(jq .pair_accuracy <<< "$valid")" \
-  "$(jq .pair_groups_right <<< "$valid")" "$(jq .pair_groups <<< "$valid")" \
-  "$(jq .accuracy <<< "$dev")" "$(jq .pair_accuracy <<< "$dev")" \
-  "$(jq .pair_groups_right <<< "$dev")" "$(jq .pair_groups <<< "$dev")" \
-  "$(jq .accuracy <<< "$result")" "$(jq .pair_accuracy <<< "$result")" \
-  "$(jq .pair_groups_right <<< "$result")" "$(jq .pair_groups <<< "$result")")
-if [[ $# -eq 0 && $TRAIN == data/crumb/train.jsonl && $VALID == data/crumb/valid.jsonl ]]; then
+# "NAME accuracy A pairs P (RIGHT/GROUPS)" for one split.
+score() {
+  local r
+  r=$("$ROUTER" -q eval "$2" -m "$model" --json)
+  printf '%s_accuracy %.4f\t%s_pairs %.4f (%s/%s)' "$1" "$(jq .accuracy <<< "$r")" "$1" \
+    "$(jq '.pair_accuracy // 0' <<< "$r")" "$(jq .pair_groups_right <<< "$r")" \
+    "$(jq .pair_groups <<< "$r")"
+}
+line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s' "$label" \
+  "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
+  "$(score valid "$VALID")" "$(score dev "$DEV")" "$(score test "$TEST")")
+if [[ $# -eq 0 && -z $TRAIN && $VALID == data/crumb/hand/valid.jsonl ]]; then
   if cmp -s "$model" models/crumb.json; then
     line+=$'\tidentical to models/crumb.json'
   else
