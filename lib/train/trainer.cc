@@ -584,14 +584,21 @@ class Training {
   int64_t step_ = 0;
 };
 
+// The out-of-scope label's index among the model's labels; -1 when there is none or the model
+// does not learn it (its examples are then only in the validation data).
+int out_of_scope_index(const Prepared& d, const TrainOptions& o) {
+  if (o.out_of_scope.empty()) return -1;
+  const auto it = std::find(d.labels.begin(), d.labels.end(), o.out_of_scope);
+  return it == d.labels.end() ? -1 : static_cast<int>(it - d.labels.begin());
+}
+
 // The rejection rule of --out-of-scope, learned on the validation data at the chosen temperature:
 // `valid_logits` are `model`'s on the validation examples with a training label. A
 // model that learned the out-of-scope label scores by the probability of being in scope, any
 // other by its confidence (Rejection::Score).
 void learn_rejection(const Prepared& d, const Model& model, const Mat<float>& valid_logits,
                      const TrainOptions& o, TrainResult& result) {
-  const auto it = std::find(d.labels.begin(), d.labels.end(), o.out_of_scope);
-  const int oos = it == d.labels.end() ? -1 : static_cast<int>(it - d.labels.begin());
+  const int oos = out_of_scope_index(d, o);
   const double T = result.temperature;
   std::vector<std::pair<double, bool>> in_scope, out_of_scope;
   std::vector<double> conf;
@@ -642,10 +649,7 @@ void plan_budget(const Prepared& d, TrainOptions& o, Clock::time_point t0) {
 // label from training examples, else one. A checkpoint keeps one run's state, so with
 // --checkpoint or --resume it is one.
 int default_members(const Prepared& d, const TrainOptions& o) {
-  const bool learns_out_of_scope =
-      !o.out_of_scope.empty() &&
-      std::find(d.labels.begin(), d.labels.end(), o.out_of_scope) != d.labels.end();
-  if (!learns_out_of_scope) return 1;
+  if (out_of_scope_index(d, o) < 0) return 1;
   if (!o.checkpoint.empty() || !o.resume.empty()) {
     spdlog::info(
         "one model: a checkpoint keeps one run's state ({} members would tell '{}' "
