@@ -67,13 +67,15 @@ if ! (cd "$work" && "$ROUTER" train --config "$recipe" --train "$train" --valid 
 fi
 t1=$(date +%s.%N)
 
-# "NAME accuracy A pairs P (RIGHT/GROUPS)" for one split.
+# "NAME_accuracy A  NAME_pairs P (RIGHT/GROUPS)" for one split ("-" for a split without pairs).
 score() {
-  local r
+  local r pairs=-
   r=$("$ROUTER" -q eval "$2" -m "$model" --json)
-  printf '%s_accuracy %.4f\t%s_pairs %.4f (%s/%s)' "$1" "$(jq .accuracy <<< "$r")" "$1" \
-    "$(jq '.pair_accuracy // 0' <<< "$r")" "$(jq .pair_groups_right <<< "$r")" \
-    "$(jq .pair_groups <<< "$r")"
+  if [[ $(jq .pair_groups <<< "$r") != 0 ]]; then
+    pairs=$(printf '%.4f (%s/%s)' "$(jq .pair_accuracy <<< "$r")" \
+      "$(jq .pair_groups_right <<< "$r")" "$(jq .pair_groups <<< "$r")")
+  fi
+  printf '%s_accuracy %.4f\t%s_pairs %s' "$1" "$(jq .accuracy <<< "$r")" "$1" "$pairs"
 }
 line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s' "$label" \
   "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
