@@ -81,9 +81,12 @@ def fasttext_train(train, valid, workdir, seconds):
     write(train_txt, train)
     write(valid_txt, valid)
     model = os.path.join(workdir, "ft")
-    subprocess.run(["fasttext", "supervised", "-input", train_txt, "-output", model,
-                    "-autotune-validation", valid_txt, "-autotune-duration", str(seconds),
-                    "-thread", "2", "-verbose", "0"], check=True)
+    # Autotune prints its progress on stderr whatever -verbose says: shown only if it fails.
+    run = subprocess.run(["fasttext", "supervised", "-input", train_txt, "-output", model,
+                          "-autotune-validation", valid_txt, "-autotune-duration", str(seconds),
+                          "-thread", "2", "-verbose", "0"], stderr=subprocess.PIPE, text=True)
+    if run.returncode != 0:
+        sys.exit(f"fasttext supervised failed ({run.returncode}):\n{run.stderr}")
     return model + ".bin"
 
 
