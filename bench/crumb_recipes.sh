@@ -8,7 +8,7 @@
 #
 # The recipe is models/crumb.json's own `metadata.options`, given to `router train --config` on
 # scripts/train-crumb.sh's data (its training files joined: the synthetic training split and the
-# hand-written training mail three times over; the hand-written validation mail); flags given
+# hand-written training mail twice over; the hand-written validation mail); flags given
 # here win. One result line per run: the flags, training seconds, best epoch, then accuracy and
 # swap pairs on the hand-written validation mail (what chooses among runs), on the synthetic dev
 # split and on the synthetic test split; with no flags, whether the model is byte-identical to the

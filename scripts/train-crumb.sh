@@ -5,7 +5,8 @@
 # Deterministic: the same files every time.
 #
 # Training data: the synthetic training split and the hand-written training mail, the latter
-# three times over so that real mail weighs about as much as the generator's; validation (best
+# twice over (about three hand-written emails to one synthetic: with forty writers, three times
+# over drowned the synthetic mail; docs/benchmarks.md, "Real mail"); validation (best
 # epoch and the temperature) on hand-written validation mail only (data/crumb/README.md).
 # Environment (bench/crumb_real.py uses these): CRUMB_HAND_TRAIN, CRUMB_HAND_VALID replace the
 # hand-written files, CRUMB_OUT_DIR the models/ folder, CRUMB_ONLY=crumb trains only the first
@@ -16,7 +17,7 @@ router=${ROUTER:-build/apps/router}
 hand_train=${CRUMB_HAND_TRAIN:-data/crumb/hand/train.jsonl}
 hand_valid=${CRUMB_HAND_VALID:-data/crumb/hand/valid.jsonl}
 out=${CRUMB_OUT_DIR:-models}
-training_files=(data/crumb/train.jsonl "$hand_train" "$hand_train" "$hand_train")
+training_files=(data/crumb/train.jsonl "$hand_train" "$hand_train")
 if [ "${1:-}" = --print-training-files ]; then
   printf '%s\n' "${training_files[@]}"
   exit 0
