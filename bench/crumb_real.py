@@ -141,14 +141,17 @@ def main():
             ("synthetic test", f"{data}/test.jsonl")]
     if a.writers and not a.cross_writer:
         sys.exit("--writers goes with --cross-writer")
-    # Checked before anything slow runs.
-    hand = load(f"{data}/hand/train.jsonl") + load(f"{data}/hand/valid.jsonl")
-    writers = sorted({r["writer"] for r in hand}, key=lambda w: (len(w), w))
-    if a.writers:
-        unknown = sorted(set(a.writers.split(",")) - set(writers))
-        if unknown:
-            sys.exit(f"--writers: no hand-written training mail by {', '.join(unknown)}")
-        writers = [w for w in writers if w in a.writers.split(",")]
+    writers = []
+    if a.cross_writer:  # the writers, checked before anything slow runs
+        hand_train = load(f"{data}/hand/train.jsonl")
+        hand_valid = load(f"{data}/hand/valid.jsonl")
+        writers = sorted({r["writer"] for r in hand_train + hand_valid}, key=lambda w: (len(w), w))
+        if a.writers:
+            asked = a.writers.split(",")
+            unknown = sorted(set(asked) - set(writers))
+            if unknown:
+                sys.exit(f"--writers: no hand-written training mail by {', '.join(unknown)}")
+            writers = [w for w in writers if w in asked]
     print("| model | emails | accuracy | macro-F1 | pairs | ECE | other recall | business to other |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
@@ -164,23 +167,22 @@ def main():
                 records = load(path)
                 s = scores(records, *fasttext_predict(ft, records, tmp))
                 print(row(f"{set_name}: fastText (autotuned {a.autotune} s)", s), flush=True)
-        if a.cross_writer:
-            for writer in writers:
-                held = [r for r in hand if r["writer"] == writer]
-                rest_train = [r for r in load(f"{data}/hand/train.jsonl") if r["writer"] != writer]
-                rest_valid = [r for r in load(f"{data}/hand/valid.jsonl") if r["writer"] != writer]
-                paths = {k: os.path.join(tmp, f"{k}.jsonl") for k in ("train", "valid", "held")}
-                save(paths["train"], rest_train)
-                save(paths["valid"], rest_valid)
-                save(paths["held"], held)
-                env = {**os.environ, "CRUMB_HAND_TRAIN": paths["train"],
-                       "CRUMB_HAND_VALID": paths["valid"], "CRUMB_OUT_DIR": tmp,
-                       "CRUMB_ONLY": "crumb", "ROUTER": a.router}
-                subprocess.run(["scripts/train-crumb.sh"], check=True, env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-                s = scores(held, *router_predict(a.router, os.path.join(tmp, "crumb.json"),
-                                                 paths["held"], tmp))
-                print(row(f"cross-writer: {writer} held out", s), flush=True)
+        for writer in writers:
+            held = [r for r in hand_train + hand_valid if r["writer"] == writer]
+            rest_train = [r for r in hand_train if r["writer"] != writer]
+            rest_valid = [r for r in hand_valid if r["writer"] != writer]
+            paths = {k: os.path.join(tmp, f"{k}.jsonl") for k in ("train", "valid", "held")}
+            save(paths["train"], rest_train)
+            save(paths["valid"], rest_valid)
+            save(paths["held"], held)
+            env = {**os.environ, "CRUMB_HAND_TRAIN": paths["train"],
+                   "CRUMB_HAND_VALID": paths["valid"], "CRUMB_OUT_DIR": tmp,
+                   "CRUMB_ONLY": "crumb", "ROUTER": a.router}
+            subprocess.run(["scripts/train-crumb.sh"], check=True, env=env,
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            s = scores(held, *router_predict(a.router, os.path.join(tmp, "crumb.json"),
+                                             paths["held"], tmp))
+            print(row(f"cross-writer: {writer} held out", s), flush=True)
     return 0
 
 
