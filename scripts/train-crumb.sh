@@ -5,7 +5,7 @@
 # Deterministic: the same files every time.
 #
 # Training data: the synthetic training split and the hand-written training mail, the latter
-# twice over (about three hand-written emails to one synthetic: with forty writers, three times
+# twice over (three to four hand-written emails to one synthetic: with forty writers, three times
 # over drowned the synthetic mail; docs/benchmarks.md, "Real mail"); validation (best
 # epoch and the temperature) on hand-written validation mail only (data/crumb/README.md).
 # Environment (bench/crumb_real.py uses these): CRUMB_HAND_TRAIN, CRUMB_HAND_VALID replace the
