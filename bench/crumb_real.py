@@ -145,7 +145,8 @@ def main():
     if a.cross_writer:  # the writers, checked before anything slow runs
         hand_train = load(f"{data}/hand/train.jsonl")
         hand_valid = load(f"{data}/hand/valid.jsonl")
-        writers = sorted({r["writer"] for r in hand_train + hand_valid}, key=lambda w: (len(w), w))
+        hand = hand_train + hand_valid
+        writers = sorted({r["writer"] for r in hand}, key=lambda w: (len(w), w))
         if a.writers:
             asked = a.writers.split(",")
             unknown = sorted(set(asked) - set(writers))
@@ -168,7 +169,7 @@ def main():
                 s = scores(records, *fasttext_predict(ft, records, tmp))
                 print(row(f"{set_name}: fastText (autotuned {a.autotune} s)", s), flush=True)
         for writer in writers:
-            held = [r for r in hand_train + hand_valid if r["writer"] == writer]
+            held = [r for r in hand if r["writer"] == writer]
             rest_train = [r for r in hand_train if r["writer"] != writer]
             rest_valid = [r for r in hand_valid if r["writer"] != writer]
             paths = {k: os.path.join(tmp, f"{k}.jsonl") for k in ("train", "valid", "held")}
