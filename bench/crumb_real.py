@@ -28,9 +28,6 @@ BUSINESS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order"
             "order_status", "feedback", "general_inquiry"]
 
 
-
-
-
 def scores(records, predicted, confidence):
     """A dict of the measures above; `predicted` and `confidence` follow `records`."""
     n = len(records)
