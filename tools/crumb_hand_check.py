@@ -3,18 +3,33 @@
 
 Each line: {"id": str, "text": str, "label": one of the nine labels, "pair": null or str,
 "writer": str}. Ids are unique; a pair id is shared by exactly two emails whose labels differ and
-whose tokens (words and punctuation marks, case ignored) are the same multiset. Prints counts per
+whose tokens (words and punctuation marks, case ignored) are the same multiset. No email may hold
+an example of GUIDELINES.md of five words or more word for word: the examples are the labels'
+definitions, and a test writer reading the same document may write them too. Prints counts per
 label and the share of emails in pairs; exits 1 with one line per problem.
 Usage: tools/crumb_hand_check.py FILE.jsonl [FILE.jsonl ...]
 """
 import collections
 import json
+import pathlib
 import re
 import sys
 
 LABELS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
           "order_status", "feedback", "general_inquiry", "other"]
 TOKEN = re.compile(r"\w+|[^\w\s]")
+WORD = re.compile(r"\w+")
+GUIDELINES = pathlib.Path(__file__).resolve().parent.parent / "data/crumb/GUIDELINES.md"
+
+
+def words(text):
+    return " " + " ".join(w.lower() for w in WORD.findall(text)) + " "
+
+
+def guideline_examples():
+    """The quoted examples of GUIDELINES.md of five words or more, as words()."""
+    quoted = re.findall(r'"([^"]+)"', GUIDELINES.read_text(encoding="utf-8"))
+    return {words(q): " ".join(q.split()) for q in quoted if len(WORD.findall(q)) >= 5}
 
 
 def tokens(text):
@@ -24,6 +39,7 @@ def tokens(text):
 def main(paths):
     problems, seen, pairs = [], set(), collections.defaultdict(list)
     per_label, total = collections.Counter(), 0
+    examples = guideline_examples()
     for path in paths:
         with open(path, encoding="utf-8") as f:
             for n, line in enumerate(f, 1):
@@ -45,6 +61,12 @@ def main(paths):
                     problems.append(f"{where}: unknown label {r['label']!r}")
                 if not isinstance(r["text"], str) or not r["text"].strip():
                     problems.append(f"{where}: empty text")
+                else:
+                    text = words(r["text"])
+                    for key, example in examples.items():
+                        if key in text:
+                            problems.append(f"{where}: copies the guidelines' example {example!r}; "
+                                            "write your own words")
                 total += 1
                 per_label[r["label"]] += 1
                 if r["pair"] is not None:
