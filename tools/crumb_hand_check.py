@@ -3,7 +3,10 @@
 
 Each line: {"id": str, "text": str, "label": one of the nine labels, "pair": null or str,
 "writer": str}. Ids are unique; a pair id is shared by exactly two emails whose labels differ and
-whose tokens (words and punctuation marks, case ignored) are the same multiset. No email may hold
+whose tokens (case ignored) are the same multiset. Tokens follow router's pre-tokeniser
+(lib/text/pretokenize.h) closely enough for this: a word is a run of letters and marks, with an
+apostrophe between two letters inside it ("cake's" is one token, not three), a number is a run
+of digits, and any other visible character is a token of its own. No email may hold
 an example of GUIDELINES.md of five words or more word for word: the examples are the labels'
 definitions, and a test writer reading the same document may write them too. Prints counts per
 label and the share of emails in pairs; exits 1 with one line per problem.
@@ -14,10 +17,11 @@ import json
 import pathlib
 import re
 import sys
+import unicodedata
 
 LABELS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
           "order_status", "feedback", "general_inquiry", "other"]
-TOKEN = re.compile(r"\w+|[^\w\s]")
+APOSTROPHES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\uff07": "'"})
 WORD = re.compile(r"\w+")
 GUIDELINES = pathlib.Path(__file__).resolve().parent.parent / "data/crumb/GUIDELINES.md"
 
@@ -32,8 +36,34 @@ def guideline_examples():
     return {words(q): " ".join(q.split()) for q in quoted if len(WORD.findall(q)) >= 5}
 
 
+def kind(c):
+    return unicodedata.category(c)[0] if c else ""
+
+
 def tokens(text):
-    return collections.Counter(t.lower() for t in TOKEN.findall(text))
+    t = text.lower().translate(APOSTROPHES)
+    out, i = [], 0
+    while i < len(t):
+        c, j = t[i], i + 1
+        if c.isspace() or unicodedata.category(c) == "Cf":
+            i = j
+            continue
+        if kind(c) == "L":
+            while j < len(t):
+                nxt = t[j + 1] if j + 1 < len(t) else ""
+                if kind(t[j]) in "LM" or (t[j] in "'\u200c\u200d" and kind(nxt) == "L"):
+                    j += 1
+                else:
+                    break
+        elif unicodedata.category(c) == "Nd":
+            while j < len(t) and unicodedata.category(t[j]) == "Nd":
+                j += 1
+        else:
+            while j < len(t) and kind(t[j]) == "M":
+                j += 1
+        out.append(t[i:j])
+        i = j
+    return collections.Counter(out)
 
 
 def main(paths):
