@@ -22,25 +22,14 @@ import unicodedata
 LABELS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
           "order_status", "feedback", "general_inquiry", "other"]
 APOSTROPHES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'", "\uff07": "'"})
-WORD = re.compile(r"\w+")
 GUIDELINES = pathlib.Path(__file__).resolve().parent.parent / "data/crumb/GUIDELINES.md"
-
-
-def words(text):
-    return " " + " ".join(w.lower() for w in WORD.findall(text)) + " "
-
-
-def guideline_examples():
-    """The quoted examples of GUIDELINES.md of five words or more, as words()."""
-    quoted = re.findall(r'"([^"]+)"', GUIDELINES.read_text(encoding="utf-8"))
-    return {words(q): " ".join(q.split()) for q in quoted if len(WORD.findall(q)) >= 5}
 
 
 def kind(c):
     return unicodedata.category(c)[0] if c else ""
 
 
-def tokens(text):
+def pretokens(text):
     t = text.lower().translate(APOSTROPHES)
     out, i = [], 0
     while i < len(t):
@@ -63,7 +52,22 @@ def tokens(text):
                 j += 1
         out.append(t[i:j])
         i = j
-    return collections.Counter(out)
+    return out
+
+
+def tokens(text):
+    return collections.Counter(pretokens(text))
+
+
+def words(text):
+    """The words and numbers of text, punctuation dropped, as " w1 w2 ... " for substring search."""
+    return " " + " ".join(t for t in pretokens(text) if t[0].isalnum()) + " "
+
+
+def guideline_examples():
+    """The quoted examples of GUIDELINES.md of five words or more, as words()."""
+    quoted = re.findall(r'"([^"]+)"', GUIDELINES.read_text(encoding="utf-8"))
+    return {words(q): " ".join(q.split()) for q in quoted if len(words(q).split()) >= 5}
 
 
 def main(paths):
@@ -71,7 +75,12 @@ def main(paths):
     per_label, total = collections.Counter(), 0
     examples = guideline_examples()
     for path in paths:
-        with open(path, encoding="utf-8") as f:
+        try:
+            f = open(path, encoding="utf-8")
+        except OSError as e:
+            problems.append(f"{path}: cannot read ({e.strerror})")
+            continue
+        with f:
             for n, line in enumerate(f, 1):
                 where = f"{path}:{n}"
                 if not line.strip():
