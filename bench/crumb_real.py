@@ -2,8 +2,8 @@
 """The built-in models on hand-written mail, side by side with fastText trained on the same data.
 
 Scores every model on data/crumb/real-test.jsonl (hand-written by writers who wrote no training
-mail), data/crumb/long-test.jsonl (long emails whose request comes last) and the synthetic test
-split: accuracy, macro-F1, swap-pair accuracy (both emails of a pair right), expected calibration
+mail), data/crumb/long-test.jsonl (long emails whose request comes last), data/crumb/judge.jsonl
+(writers of its own again, the mail that decides data rounds) and the synthetic test split: accuracy, macro-F1, swap-pair accuracy (both emails of a pair right), expected calibration
 error (15 equal-width bins of the top probability), recall of `other`, and the share of business
 mail sent to `other`. fastText gets the training set scripts/train-crumb.sh builds (synthetic and
 hand-written mail) and its own best settings: autotune for --autotune seconds against the same
@@ -135,7 +135,7 @@ def main():
     a = ap.parse_args()
     data = "data/crumb"
     sets = [("real-test", f"{data}/real-test.jsonl"), ("long-test", f"{data}/long-test.jsonl"),
-            ("synthetic test", f"{data}/test.jsonl")]
+            ("judge", f"{data}/judge.jsonl"), ("synthetic test", f"{data}/test.jsonl")]
     if a.writers and not a.cross_writer:
         sys.exit("--writers goes with --cross-writer")
     writers = []

@@ -10,14 +10,15 @@
 # scripts/train-crumb.sh's data (its training files joined: the synthetic training split and the
 # hand-written training mail twice over; the hand-written validation mail); flags given
 # here win. One result line per run: the flags, training seconds, best epoch, then accuracy and
-# swap pairs on the hand-written validation mail (what chooses among runs), on the synthetic dev
-# split and on the synthetic test split; with no flags, whether the model is byte-identical to the
+# swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl (writers who wrote
+# no training email: what chooses among runs, data/crumb/README.md), on the synthetic dev split
+# and on the synthetic test split; with no flags, whether the model is byte-identical to the
 # committed one. data/crumb/real-test.jsonl is never scored here: no run is chosen by it.
 # Environment: ROUTER (default build/apps/router), OUT (models and logs, default
 # /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
-# on it), TRAIN (one file instead of the joined training files), VALID, DEV and TEST (default
-# data/crumb/hand/valid.jsonl, data/crumb/dev.jsonl, data/crumb/test.jsonl; paths relative to the
-# repository's root).
+# on it), TRAIN (one file instead of the joined training files), VALID, JUDGE, DEV and TEST
+# (default data/crumb/hand/valid.jsonl, data/crumb/judge.jsonl, data/crumb/dev.jsonl,
+# data/crumb/test.jsonl; paths relative to the repository's root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUTER=$(realpath "${ROUTER:-build/apps/router}")
@@ -25,15 +26,17 @@ OUT=${OUT:-/tmp/crumb-recipes}
 THREADS=${THREADS:-2}
 TRAIN=${TRAIN:-}
 VALID=${VALID:-data/crumb/hand/valid.jsonl}
+JUDGE=${JUDGE:-data/crumb/judge.jsonl}
 DEV=${DEV:-data/crumb/dev.jsonl}
 TEST=${TEST:-data/crumb/test.jsonl}
-case "${1:-}" in -h | --help) sed -n '2,20p' "$0"; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,21p' "$0"; exit 2 ;; esac
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 
 label="${*:-committed}"
 [[ $TEST == data/crumb/test.jsonl ]] || label="TEST=$TEST $label"
 [[ $DEV == data/crumb/dev.jsonl ]] || label="DEV=$DEV $label"
+[[ $JUDGE == data/crumb/judge.jsonl ]] || label="JUDGE=$JUDGE $label"
 [[ $VALID == data/crumb/hand/valid.jsonl ]] || label="VALID=$VALID $label"
 [[ -z $TRAIN ]] || label="TRAIN=$TRAIN $label"
 name=$(printf '%s' "$label" | tr -c 'A-Za-z0-9.=-' '_')
@@ -77,9 +80,9 @@ score() {
   fi
   printf '%s_accuracy %.4f\t%s_pairs %s' "$1" "$(jq .accuracy <<< "$r")" "$1" "$pairs"
 }
-line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s' "$label" \
-  "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" \
-  "$(score valid "$VALID")" "$(score dev "$DEV")" "$(score test "$TEST")")
+line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s\t%s' "$label" \
+  "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" "$(score valid "$VALID")" \
+  "$(score judge "$JUDGE")" "$(score dev "$DEV")" "$(score test "$TEST")")
 if [[ $# -eq 0 && -z $TRAIN && $VALID == data/crumb/hand/valid.jsonl ]]; then
   if cmp -s "$model" models/crumb.json; then
     line+=$'\tidentical to models/crumb.json'

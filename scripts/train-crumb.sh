@@ -8,15 +8,17 @@
 # twice over (three to four hand-written emails to one synthetic: with forty writers, three times
 # over drowned the synthetic mail; docs/benchmarks.md, "Real mail"); validation (best
 # epoch and the temperature) on hand-written validation mail only (data/crumb/README.md).
-# Environment (bench/crumb_real.py uses these): CRUMB_HAND_TRAIN, CRUMB_HAND_VALID replace the
-# hand-written files, CRUMB_OUT_DIR the models/ folder, CRUMB_ONLY=crumb trains only the first
-# model and evaluates nothing; --print-training-files lists the training files and stops.
+# Environment (bench/crumb_real.py and bench/crumb_round.sh use these): CRUMB_HAND_TRAIN,
+# CRUMB_HAND_VALID replace the hand-written files, CRUMB_OUT_DIR the models/ folder, CRUMB_SEED
+# the seed (42 for the built-in models), CRUMB_ONLY=crumb trains only the first model and
+# evaluates nothing; --print-training-files lists the training files and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 router=${ROUTER:-build/apps/router}
 hand_train=${CRUMB_HAND_TRAIN:-data/crumb/hand/train.jsonl}
 hand_valid=${CRUMB_HAND_VALID:-data/crumb/hand/valid.jsonl}
 out=${CRUMB_OUT_DIR:-models}
+seed=${CRUMB_SEED:-42}
 training_files=(data/crumb/train.jsonl "$hand_train" "$hand_train")
 if [ "${1:-}" = --print-training-files ]; then
   printf '%s\n' "${training_files[@]}"
@@ -41,7 +43,7 @@ options=(--train crumb-train.jsonl --valid "$hand_valid" --labels "$labels"
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 512 --vocab-size 6000
          --epochs 16 --patience 16 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1 --token-dropout 0.1 --bpe-dropout 0 --ema 0.998
-         --seed 42 --threads 2)
+         --seed "$seed" --threads 2)
 (cd "$tmp" && "$router" train "${options[@]}" --positional sinusoidal -o "$out/crumb.json")
 [ "${CRUMB_ONLY:-}" = crumb ] && exit 0
 (cd "$tmp" && "$router" train "${options[@]}" --positional none -o "$out/crumb-nopos.json")

@@ -2,7 +2,8 @@
 // well formed with one of the nine labels, ids are unique across all files, every swap pair holds
 // two emails with different labels made of the same tokens (router's own pre-tokens of the
 // normalised text), the training corpus has the size its brief asked for, and the test files
-// share no writer and no email of six or more tokens with anything a model learns from.
+// and the judge mail share no writer and no email of six or more tokens with anything a model
+// learns from, nor the judge mail with the test files.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -52,6 +53,7 @@ const std::vector<std::string> kTrainFiles = {"data/crumb/hand/train.jsonl",
                                               "data/crumb/hand/valid.jsonl"};
 const std::vector<std::string> kTestFiles = {"data/crumb/real-test.jsonl",
                                              "data/crumb/long-test.jsonl"};
+const std::string kJudgeFile = "data/crumb/judge.jsonl";
 
 std::vector<Email> load_all(const std::vector<std::string>& files) {
   std::vector<Email> all;
@@ -72,7 +74,8 @@ std::vector<std::string> sorted_tokens(const std::string& text) {
 
 TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
   std::set<std::string> ids;
-  for (const auto& e : load_all({kTrainFiles[0], kTrainFiles[1], kTestFiles[0], kTestFiles[1]})) {
+  for (const auto& e :
+       load_all({kTrainFiles[0], kTrainFiles[1], kTestFiles[0], kTestFiles[1], kJudgeFile})) {
     EXPECT_TRUE(ids.insert(e.id).second) << e.where << ": id " << e.id << " used twice";
     EXPECT_NE(std::find(kLabels.begin(), kLabels.end(), e.label), kLabels.end())
         << e.where << ": unknown label " << e.label;
@@ -81,7 +84,8 @@ TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
 }
 
 TEST(CrumbHand, PairsHaveTheSameTokensAndDifferentLabels) {
-  for (const auto& files : {kTrainFiles, std::vector<std::string>{kTestFiles[0]}}) {
+  for (const auto& files : {kTrainFiles, std::vector<std::string>{kTestFiles[0]},
+                            std::vector<std::string>{kJudgeFile}}) {
     std::map<std::string, std::vector<Email>> pairs;
     for (auto& e : load_all(files)) {
       if (!e.pair.empty()) pairs[e.pair].push_back(e);
@@ -113,18 +117,24 @@ TEST(CrumbHand, TrainingCorpusHasTheSizeAsked) {
   EXPECT_GE(paired * 10, static_cast<int>(all.size()) * 3) << "under 30% of emails in pairs";
 }
 
-TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
-  std::set<std::string> train_writers, train_texts;
+// The writers and the normalised texts of everything a model learns from: the hand-written
+// training mail and every synthetic split.
+void training_mail(std::set<std::string>& writers, std::set<std::string>& texts) {
   for (const auto& e : load_all(kTrainFiles)) {
-    train_writers.insert(e.writer);
-    train_texts.insert(normalize(e.text));
+    writers.insert(e.writer);
+    texts.insert(normalize(e.text));
   }
   for (const char* split : {"train", "valid", "test", "dev"}) {
     const std::string path = std::string("data/crumb/") + split + ".jsonl";
     for (const auto& r : test::parse_jsonl(test::slurp(test::source_path(path)))) {
-      train_texts.insert(normalize(r.at("text").get<std::string>()));
+      texts.insert(normalize(r.at("text").get<std::string>()));
     }
   }
+}
+
+TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
+  std::set<std::string> train_writers, train_texts;
+  training_mail(train_writers, train_texts);
   std::map<std::string, int> per_label;
   int paired = 0, n = 0;
   for (const auto& e : load(kTestFiles[0])) {
@@ -144,6 +154,32 @@ TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
     EXPECT_EQ(train_writers.count(e.writer), 0u) << e.where;
     EXPECT_EQ(train_texts.count(normalize(e.text)), 0u) << e.where << ": also in training data";
   }
+}
+
+// The judge mail decides which data rounds and recipes are kept (data/crumb/README.md), so it
+// must be as unseen as the test mail: no writer and no email shared with training mail or with
+// the test files, and enough of every label and of pairs to rank two models.
+TEST(CrumbHand, JudgeMailIsIndependentOfTrainingAndTestMail) {
+  std::set<std::string> writers, texts;
+  training_mail(writers, texts);
+  for (const auto& e : load_all(kTestFiles)) {
+    writers.insert(e.writer);
+    texts.insert(normalize(e.text));
+  }
+  std::map<std::string, int> per_label;
+  int paired = 0, n = 0;
+  for (const auto& e : load(kJudgeFile)) {
+    EXPECT_EQ(writers.count(e.writer), 0u)
+        << e.where << ": " << e.writer << " wrote training or test mail";
+    if (sorted_tokens(e.text).size() >= 6) {
+      EXPECT_EQ(texts.count(normalize(e.text)), 0u) << e.where << ": also in training or test mail";
+    }
+    ++per_label[e.label];
+    paired += !e.pair.empty();
+    ++n;
+  }
+  for (const auto& label : kLabels) EXPECT_GE(per_label[label], 100) << label;
+  EXPECT_GE(paired * 10, n * 4) << "under 40% of the judge mail in pairs";
 }
 
 }  // namespace

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Judges a round of new hand-written training mail as data/crumb/README.md says rounds are
+# judged: on data/crumb/judge.jsonl, mail by writers who wrote no training email.
+#
+#   ROUTER=/tmp/build-avx2/apps/router bench/crumb_round.sh w89.jsonl w90.jsonl ...
+#
+# Trains the built-in recipe (scripts/train-crumb.sh, crumb.json only) with seeds 42, 43 and 44
+# twice: on the committed hand-written mail ("committed"), and with the new writers' files added
+# by the committed hash split (tools/crumb_hand_split.py; "with round"). Prints one line per model:
+# accuracy and swap pairs on the judge mail and on the committed validation mail, and for seed 42
+# the synthetic test split; then the means over the seeds. A round is kept when its mean on the
+# judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
+# synthetic test at 98% / 98% pairs. data/crumb/real-test.jsonl is never scored here.
+# Six trainings: about 35 minutes on two cores. Models are kept in OUT under the hash of their
+# hand-written mail and used again, so a run can be resumed and "committed" is trained once for
+# several rounds.
+# Environment: ROUTER (a 256-bit build, as for scripts/train-crumb.sh; default build/apps/router),
+# OUT (default /tmp/crumb-round).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+case "${1:-}" in "" | -h | --help) sed -n '2,18p' "$0"; exit 2 ;; esac
+ROUTER=$(realpath "${ROUTER:-build/apps/router}")
+OUT=${OUT:-/tmp/crumb-round}
+mkdir -p "$OUT"
+OUT=$(realpath "$OUT")
+python3 tools/crumb_hand_check.py "$@" > /dev/null
+
+python3 tools/crumb_hand_split.py "$OUT/round-train.jsonl" "$OUT/round-valid.jsonl" "$@"
+cat data/crumb/hand/train.jsonl "$OUT/round-train.jsonl" > "$OUT/with-train.jsonl"
+cat data/crumb/hand/valid.jsonl "$OUT/round-valid.jsonl" > "$OUT/with-valid.jsonl"
+
+# "ACCURACY PAIRS_RIGHT PAIR_GROUPS" of one model on one file.
+score() {
+  "$ROUTER" -q eval "$2" -m "$1" --json | jq -r '"\(.accuracy) \(.pair_groups_right) \(.pair_groups)"'
+}
+
+for side in committed with; do
+  if [[ $side == with ]]; then
+    hand=("$OUT/with-train.jsonl" "$OUT/with-valid.jsonl")
+  else
+    hand=(data/crumb/hand/train.jsonl data/crumb/hand/valid.jsonl)
+  fi
+  tag=$(cat "${hand[@]}" | sha256sum | cut -c 1-12)
+  for seed in 42 43 44; do
+    dir="$OUT/$tag-$seed"
+    model="$dir/crumb.json"
+    if [[ ! -s $model ]]; then
+      mkdir -p "$dir"
+      CRUMB_HAND_TRAIN=${hand[0]} CRUMB_HAND_VALID=${hand[1]} CRUMB_SEED=$seed CRUMB_ONLY=crumb \
+        CRUMB_OUT_DIR="$dir" ROUTER="$ROUTER" scripts/train-crumb.sh > "$dir/log" 2>&1
+    fi
+    read -r acc right groups < <(score "$model" data/crumb/judge.jsonl)
+    read -r vacc vright vgroups < <(score "$model" data/crumb/hand/valid.jsonl)
+    line=$(printf '%s seed %s\tjudge %.4f %s/%s\tvalid %.4f %s/%s' "$side" "$seed" \
+      "$acc" "$right" "$groups" "$vacc" "$vright" "$vgroups")
+    if [[ $seed == 42 ]]; then
+      read -r tacc tright tgroups < <(score "$model" data/crumb/test.jsonl)
+      line+=$(printf '\tsynthetic test %.4f %s/%s' "$tacc" "$tright" "$tgroups")
+    fi
+    echo "$line" | tee -a "$OUT/$side.scores"
+  done
+  awk -v side="$side" '{ split($6, p, "/"); a += $5; r += p[1]; n++ }
+    END { printf "%s mean\tjudge %.4f %.2f pairs\n", side, a / n, r / n }' \
+    <(tail -n 3 "$OUT/$side.scores")
+done
