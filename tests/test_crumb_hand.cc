@@ -132,24 +132,32 @@ void training_mail(std::set<std::string>& writers, std::set<std::string>& texts)
   }
 }
 
-TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
-  std::set<std::string> train_writers, train_texts;
-  training_mail(train_writers, train_texts);
-  std::map<std::string, int> per_label;
+// Expects `file` to share no writer in `writers` and no email of six or more tokens in `texts`
+// (the mail named `seen`; "hi", "ok thanks", "Sent from my iPhone": a real inbox holds such
+// mail many times over), and to hold at least `per_label` emails of every label and
+// `pair_percent`% of its emails in pairs.
+void expect_held_out(const std::string& file, const std::set<std::string>& writers,
+                     const std::set<std::string>& texts, const std::string& seen, int per_label,
+                     int pair_percent) {
+  std::map<std::string, int> counts;
   int paired = 0, n = 0;
-  for (const auto& e : load(kTestFiles[0])) {
-    EXPECT_EQ(train_writers.count(e.writer), 0u)
-        << e.where << ": " << e.writer << " wrote training mail";
-    // "hi", "ok thanks", "Sent from my iPhone": a real inbox holds such mail many times over.
+  for (const auto& e : load(file)) {
+    EXPECT_EQ(writers.count(e.writer), 0u) << e.where << ": " << e.writer << " wrote " << seen;
     if (sorted_tokens(e.text).size() >= 6) {
-      EXPECT_EQ(train_texts.count(normalize(e.text)), 0u) << e.where << ": also in training data";
+      EXPECT_EQ(texts.count(normalize(e.text)), 0u) << e.where << ": also in " << seen;
     }
-    ++per_label[e.label];
+    ++counts[e.label];
     paired += !e.pair.empty();
     ++n;
   }
-  for (const auto& label : kLabels) EXPECT_GE(per_label[label], 50) << label;
-  EXPECT_GE(paired * 10, n * 3) << "under 30% of real-test in pairs";
+  for (const auto& label : kLabels) EXPECT_GE(counts[label], per_label) << file << ": " << label;
+  EXPECT_GE(paired * 100, n * pair_percent) << file << ": under " << pair_percent << "% in pairs";
+}
+
+TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
+  std::set<std::string> train_writers, train_texts;
+  training_mail(train_writers, train_texts);
+  expect_held_out(kTestFiles[0], train_writers, train_texts, "training mail", 50, 30);
   for (const auto& e : load(kTestFiles[1])) {
     EXPECT_EQ(train_writers.count(e.writer), 0u) << e.where;
     EXPECT_EQ(train_texts.count(normalize(e.text)), 0u) << e.where << ": also in training data";
@@ -166,20 +174,7 @@ TEST(CrumbHand, JudgeMailIsIndependentOfTrainingAndTestMail) {
     writers.insert(e.writer);
     texts.insert(normalize(e.text));
   }
-  std::map<std::string, int> per_label;
-  int paired = 0, n = 0;
-  for (const auto& e : load(kJudgeFile)) {
-    EXPECT_EQ(writers.count(e.writer), 0u)
-        << e.where << ": " << e.writer << " wrote training or test mail";
-    if (sorted_tokens(e.text).size() >= 6) {
-      EXPECT_EQ(texts.count(normalize(e.text)), 0u) << e.where << ": also in training or test mail";
-    }
-    ++per_label[e.label];
-    paired += !e.pair.empty();
-    ++n;
-  }
-  for (const auto& label : kLabels) EXPECT_GE(per_label[label], 100) << label;
-  EXPECT_GE(paired * 10, n * 4) << "under 40% of the judge mail in pairs";
+  expect_held_out(kJudgeFile, writers, texts, "training or test mail", 100, 40);
 }
 
 }  // namespace
