@@ -6,7 +6,7 @@
 #
 # Trains the built-in recipe (scripts/train-crumb.sh, crumb.json only) with seeds 42, 43 and 44
 # twice: on the committed hand-written mail ("committed"), and with the new writers' files added
-# by the committed hash split (tools/crumb_hand_split.py; "with round"). Prints one line per model:
+# by the committed hash split (tools/crumb_hand_split.py; "with"). Prints one line per model:
 # accuracy and swap pairs on the judge mail and on the committed validation mail, and for seed 42
 # the synthetic test split; then the means over the seeds. A round is kept when its mean on the
 # judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
