@@ -3,9 +3,10 @@
 
 Scores every model on data/crumb/real-test.jsonl (hand-written by writers who wrote no training
 mail), data/crumb/long-test.jsonl (long emails whose request comes last), data/crumb/judge.jsonl
-(writers of its own again, the mail that decides data rounds) and the synthetic test split: accuracy, macro-F1, swap-pair accuracy (both emails of a pair right), expected calibration
-error (15 equal-width bins of the top probability), recall of `other`, and the share of business
-mail sent to `other`. fastText gets the training set scripts/train-crumb.sh builds (synthetic and
+(writers of its own again, the mail that decides data rounds) and the synthetic test split:
+accuracy, macro-F1, swap-pair accuracy (both emails of a pair right), expected calibration error
+(15 equal-width bins of the top probability), recall of `other`, and the share of business mail
+sent to `other`. fastText gets the training set scripts/train-crumb.sh builds (synthetic and
 hand-written mail) and its own best settings: autotune for --autotune seconds against the same
 hand-written validation mail router calibrates on. With --cross-writer, also trains the built-in
 recipe once per hand-written training writer without that writer's mail and scores it on that

@@ -11,15 +11,21 @@
 # the synthetic test split; then the means over the seeds. A round is kept when its mean on the
 # judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
 # synthetic test at 98% / 98% pairs. data/crumb/real-test.jsonl is never scored here.
-# Six trainings: about 35 minutes on two cores. Models are kept in OUT under the hash of their
-# hand-written mail and used again, so a run can be resumed and "committed" is trained once for
-# several rounds.
+# Six trainings: about 35 minutes on two cores. Models are kept in OUT under the hash of all
+# they are made from (the hand-written mail, the synthetic training split, scripts/train-crumb.sh
+# and the router binary) and used again, so a run can be resumed and "committed" is trained once
+# for several rounds.
 # Environment: ROUTER (a 256-bit build, as for scripts/train-crumb.sh; default build/apps/router),
 # OUT (default /tmp/crumb-round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in "" | -h | --help) sed -n '2,18p' "$0"; exit 2 ;; esac
-ROUTER=$(realpath "${ROUTER:-build/apps/router}")
+case "${1:-}" in "" | -h | --help) sed -n '2,19p' "$0"; exit 2 ;; esac
+ROUTER=${ROUTER:-build/apps/router}
+if [[ ! -x $ROUTER ]]; then
+  echo "crumb_round: no router at $ROUTER (build it, or set ROUTER)" >&2
+  exit 1
+fi
+ROUTER=$(realpath "$ROUTER")
 OUT=${OUT:-/tmp/crumb-round}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
@@ -31,7 +37,8 @@ cat data/crumb/hand/valid.jsonl "$OUT/round-valid.jsonl" > "$OUT/with-valid.json
 
 # "ACCURACY PAIRS_RIGHT PAIR_GROUPS" of one model on one file.
 score() {
-  "$ROUTER" -q eval "$2" -m "$1" --json | jq -r '"\(.accuracy) \(.pair_groups_right) \(.pair_groups)"'
+  "$ROUTER" -q eval "$2" -m "$1" --json |
+    jq -r '"\(.accuracy) \(.pair_groups_right) \(.pair_groups)"'
 }
 
 for side in committed with; do
@@ -40,14 +47,21 @@ for side in committed with; do
   else
     hand=(data/crumb/hand/train.jsonl data/crumb/hand/valid.jsonl)
   fi
-  tag=$(cat "${hand[@]}" | sha256sum | cut -c 1-12)
+  tag=$(cat "${hand[@]}" data/crumb/train.jsonl scripts/train-crumb.sh "$ROUTER" | sha256sum |
+    cut -c 1-12)
+  lines=""
   for seed in 42 43 44; do
     dir="$OUT/$tag-$seed"
     model="$dir/crumb.json"
     if [[ ! -s $model ]]; then
       mkdir -p "$dir"
-      CRUMB_HAND_TRAIN=${hand[0]} CRUMB_HAND_VALID=${hand[1]} CRUMB_SEED=$seed CRUMB_ONLY=crumb \
-        CRUMB_OUT_DIR="$dir" ROUTER="$ROUTER" scripts/train-crumb.sh > "$dir/log" 2>&1
+      if ! CRUMB_HAND_TRAIN=${hand[0]} CRUMB_HAND_VALID=${hand[1]} CRUMB_SEED=$seed \
+        CRUMB_ONLY=crumb CRUMB_OUT_DIR="$dir" ROUTER="$ROUTER" scripts/train-crumb.sh \
+        > "$dir/log" 2>&1; then
+        tail -n 5 "$dir/log" >&2
+        echo "crumb_round: training $side seed $seed failed (log: $dir/log)" >&2
+        exit 1
+      fi
     fi
     read -r acc right groups < <(score "$model" data/crumb/judge.jsonl)
     read -r vacc vright vgroups < <(score "$model" data/crumb/hand/valid.jsonl)
@@ -57,9 +71,9 @@ for side in committed with; do
       read -r tacc tright tgroups < <(score "$model" data/crumb/test.jsonl)
       line+=$(printf '\tsynthetic test %.4f %s/%s' "$tacc" "$tright" "$tgroups")
     fi
-    echo "$line" | tee -a "$OUT/$side.scores"
+    echo "$line"
+    lines+="$line"$'\n'
   done
   awk -v side="$side" '{ split($6, p, "/"); a += $5; r += p[1]; n++ }
-    END { printf "%s mean\tjudge %.4f %.2f pairs\n", side, a / n, r / n }' \
-    <(tail -n 3 "$OUT/$side.scores")
+    END { printf "%s mean\tjudge %.4f %.2f pairs\n", side, a / n, r / n }' <<< "${lines%$'\n'}"
 done
