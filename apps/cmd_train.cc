@@ -3,6 +3,7 @@
 // line win over the file.
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include <spdlog/spdlog.h>
 
@@ -14,6 +15,7 @@
 #include "progress.h"
 #include "train/advice.h"
 #include "train/checkpoint.h"
+#include "train/teaching.h"
 #include "train/trainer.h"
 
 namespace router::app {
@@ -63,10 +65,13 @@ void apply_options(TrainCli& t, const nlohmann::json& j, const std::string& sour
     }
     set_by[opt->second] = it.key();
     if (opt->second->count() > 0) continue;  // the command line wins
-    const std::string value = it->is_string() ? it->get<std::string>() : it->dump();
+    std::vector<std::string> values;         // a list (--teacher) gives one value per element
+    for (const auto& v : it->is_array() ? *it : nlohmann::json::array({*it})) {
+      values.push_back(v.is_string() ? v.get<std::string>() : v.dump());
+    }
     try {
       opt->second->clear();
-      opt->second->add_result(value);
+      opt->second->add_result(values);
       opt->second->run_callback();
     } catch (const CLI::Error& e) {
       throw InputError(source + ": /" + it.key() + ": " + e.what());
@@ -176,6 +181,17 @@ void read_data(const TrainCli& t, std::vector<Example>& train, std::vector<Examp
   for (const auto& w : data_warnings(train, valid, t.o.labels)) spdlog::warn("{}", w);
 }
 
+// --teacher: the teachers' probabilities on every training email (train/teaching.h).
+Teaching teach_from_files(const TrainCli& t, const std::vector<Example>& train) {
+  std::vector<Model> teachers;
+  for (const auto& path : t.o.teachers) teachers.push_back(load_model(path));
+  Teaching teaching = teach(teachers, t.o.teachers, train, t.o.labels, t.o.threads);
+  spdlog::info("{} teacher{}: {:.2f}% of the training labels are theirs too; weight {}",
+               teachers.size(), teachers.size() == 1 ? "" : "s",
+               100 * teacher_agreement(teaching, train), t.o.teacher_weight);
+  return teaching;
+}
+
 // One log line per epoch, and the progress bar for its steps.
 TrainHooks progress_hooks(ProgressBar& bar, double& best_train_accuracy) {
   TrainHooks hooks;
@@ -212,6 +228,10 @@ nlohmann::json metadata(const TrainCli& t, const std::vector<Example>& train,
     meta["valid_file"]["bytes"] = size;
   } else {
     meta["valid_file"] = {{"held_out_share", t.valid_share}};
+  }
+  for (const auto& path : t.o.teachers) {
+    meta["teachers"].push_back({{"name", path}, {"sha256", sha256_file(path, &size)}});
+    meta["teachers"].back()["bytes"] = size;
   }
   meta["label_counts"] = label_counts(train);
   meta["train_examples"] = train.size();
@@ -266,7 +286,10 @@ void run(TrainCli& t) {
   ProgressBar bar("  step");
   double best_train_accuracy = 0;
   TrainResult result;
-  Model model = train_model(train, valid, t.o, progress_hooks(bar, best_train_accuracy), result);
+  std::optional<Teaching> teaching;
+  if (!t.o.teachers.empty()) teaching = teach_from_files(t, train);
+  Model model = train_model(train, valid, t.o, progress_hooks(bar, best_train_accuracy), result,
+                            teaching ? &*teaching : nullptr);
   if (result.members.empty()) {
     spdlog::info("best epoch {}: valid accuracy {:.4f}; temperature {:.3f}; ECE {:.4f} -> {:.4f}",
                  result.best_epoch, result.valid_accuracy, result.temperature, result.ece_before,
@@ -460,6 +483,14 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
       "validation and the saved model use it")
       ->check(CLI::Range(0.0, 0.99999));
   add("--seed", "seed", o.seed, "Random seed (initialisation, shuffling, dropout)");
+  add("--teacher", "teachers", o.teachers,
+      "Distil: a trained model (repeat for several) whose calibrated probabilities on each "
+      "training email, averaged over the teachers, are mixed into its target; several seeds' "
+      "models teach one model nearly what their ensemble knows, at one model's cost")
+      ->check(CLI::ExistingFile);
+  add("--teacher-weight", "teacher_weight", o.teacher_weight,
+      "The teachers' share of each target (the label keeps the rest)")
+      ->check(CLI::Range(0.0, 1.0));
 }
 
 }  // namespace

@@ -354,6 +354,37 @@ TEST(CrossEntropy, GradientCheck) {
   EXPECT_TRUE(grad_check("dlogits", logits.data(), logits.size(), dlogits.data(), loss));
 }
 
+// Against any target distribution (a teacher's probabilities mixed in): the label-smoothed rows
+// give the same bits as the targets themselves, and the gradient is p - q over the batch.
+TEST(CrossEntropy, SoftTargetsGeneraliseLabelSmoothing) {
+  M logits = random_matrix(3, 5, 23, 3.0), by_label, by_rows;
+  const std::vector<int> targets = {1, 4, 0};
+  const double a = softmax_xent(logits, targets, 0.1, by_label);
+  const double b = softmax_xent(logits, smoothed_targets(targets, 5, 0.1), by_rows);
+  EXPECT_EQ(a, b);
+  EXPECT_EQ(by_label, by_rows);
+  const Mat<double> q = smoothed_targets(targets, 5, 0.1);
+  EXPECT_DOUBLE_EQ(q(1, 4), 0.92);
+  EXPECT_DOUBLE_EQ(q(1, 0), 0.02);
+}
+
+TEST(CrossEntropy, SoftTargetsMatchPyTorch) {
+  const auto& f = fixtures()["soft_cross_entropy"];
+  M logits = as_matrix<double>(f["logits"]), dlogits;
+  const double loss = softmax_xent(logits, as_matrix<double>(f["q"]), dlogits);
+  EXPECT_NEAR(loss, f["loss"].get<double>(), 1e-12);
+  EXPECT_TRUE(all_close("soft xent.dlogits", dlogits, as_matrix<double>(f["dlogits"]), 1e-12));
+}
+
+TEST(CrossEntropy, SoftTargetsGradientCheck) {
+  M logits = random_matrix(3, 5, 24, 3.0), dlogits, scratch;
+  Mat<double> q = random_matrix(3, 5, 25).array().exp();
+  for (Eigen::Index r = 0; r < q.rows(); ++r) q.row(r) /= q.row(r).sum();
+  softmax_xent(logits, q, dlogits);
+  auto loss = [&] { return softmax_xent(logits, q, scratch); };
+  EXPECT_TRUE(grad_check("dlogits", logits.data(), logits.size(), dlogits.data(), loss));
+}
+
 TEST(MeanPool, MatchesPyTorch) {
   const auto& f = fixtures()["mean_pool"];
   M z = as_matrix<double>(f["z"]), pooled;  // (B*T, D)

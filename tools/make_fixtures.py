@@ -235,6 +235,15 @@ def layers():
     (dz,) = grads_of(pooled, dpooled, (z,))
     doc["max_pool"] = {"z": T(z), "lengths": lengths.tolist(), "pooled": T(pooled),
                        "dpooled": T(dpooled), "dz": T(dz)}
+
+    # Cross-entropy against target distributions (a teacher's probabilities mixed in).
+    logits = randn(gen, 3, 4, std=2.0).requires_grad_(True)
+    # Sixteenths: rows that sum to exactly 1, as the C++ gradient p - q assumes.
+    q = torch.tensor([[8, 4, 2, 2], [1, 1, 6, 8], [4, 4, 4, 4]], dtype=DT) / 16
+    loss = F.cross_entropy(logits, q)
+    (dlogits,) = torch.autograd.grad(loss, logits)
+    doc["soft_cross_entropy"] = {"logits": T(logits), "q": T(q), "loss": float(loss),
+                                 "dlogits": T(dlogits)}
     return doc
 
 

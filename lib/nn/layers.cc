@@ -388,25 +388,36 @@ Vec<S> softmax(const Vec<S>& logits, double temperature) {
   return e / e.sum();
 }
 
+Mat<double> smoothed_targets(const std::vector<int>& targets, int num_labels, double smoothing) {
+  // q = (1 - eps) onehot + eps / K
+  const double off = smoothing / num_labels, on = 1.0 - smoothing + off;
+  Mat<double> q = Mat<double>::Constant(static_cast<Eigen::Index>(targets.size()), num_labels, off);
+  for (size_t b = 0; b < targets.size(); ++b) q(static_cast<Eigen::Index>(b), targets[b]) = on;
+  return q;
+}
+
 template <typename S>
-double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, double smoothing,
-                    Mat<S>& dlogits) {
+double softmax_xent(const Mat<S>& logits, const Mat<double>& q, Mat<S>& dlogits) {
   const Eigen::Index B = logits.rows(), K = logits.cols();
   dlogits.resize(B, K);
   double loss = 0;
   for (Eigen::Index b = 0; b < B; ++b) {
     const S mx = logits.row(b).maxCoeff();
     const S lse = mx + std::log((logits.row(b).array() - mx).exp().sum());
-    // q = (1 - eps) onehot + eps / K; loss = -sum q log p
-    const double off = smoothing / K, on = 1.0 - smoothing + off;
     for (Eigen::Index k = 0; k < K; ++k) {
       const double logp = static_cast<double>(logits(b, k) - lse);
-      const double q = (k == targets[b]) ? on : off;
-      loss -= q * logp;
-      dlogits(b, k) = static_cast<S>((std::exp(logp) - q) / B);
+      loss -= q(b, k) * logp;
+      dlogits(b, k) = static_cast<S>((std::exp(logp) - q(b, k)) / B);
     }
   }
   return loss / B;
+}
+
+template <typename S>
+double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, double smoothing,
+                    Mat<S>& dlogits) {
+  return softmax_xent(logits, smoothed_targets(targets, static_cast<int>(logits.cols()), smoothing),
+                      dlogits);
 }
 
 #define ROUTER_INSTANTIATE_LAYERS(S)                                                               \
@@ -441,7 +452,8 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
                                     std::vector<int>&);                                            \
   template void max_pool_backward<S>(const Mat<S>&, const std::vector<int>&, Mat<S>&);             \
   template Vec<S> softmax<S>(const Vec<S>&, double);                                               \
-  template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);
+  template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);        \
+  template double softmax_xent<S>(const Mat<S>&, const Mat<double>&, Mat<S>&);
 
 ROUTER_INSTANTIATE_LAYERS(float)
 ROUTER_INSTANTIATE_LAYERS(double)

@@ -149,6 +149,12 @@ void max_pool_backward(const Mat<S>& dpooled, const std::vector<int>& rows, Mat<
 template <typename S>
 double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, double smoothing,
                     Mat<S>& dlogits);
+// The same against any target distribution: q (B, K), each row summing to 1 (a teacher's
+// probabilities mixed in, train/trainer.h); loss = mean over rows of -sum q log softmax(logits).
+template <typename S>
+double softmax_xent(const Mat<S>& logits, const Mat<double>& q, Mat<S>& dlogits);
+// The label-smoothed one-hot rows softmax_xent(targets, smoothing) trains towards: (B, K).
+Mat<double> smoothed_targets(const std::vector<int>& targets, int num_labels, double smoothing);
 
 // Row-wise softmax of logits / temperature, max-subtracted. (K) -> (K)
 template <typename S>

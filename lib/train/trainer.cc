@@ -166,6 +166,10 @@ void check_options(const TrainOptions& o) {
         "--resume continues the epochs its run planned: give them with --epochs "
         "(the model's metadata.options.epochs) instead of --time-budget");
   }
+  if (!(o.teacher_weight >= 0 && o.teacher_weight <= 1)) {
+    throw UsageError("--teacher-weight " + std::to_string(o.teacher_weight) +
+                     ": expected a share from 0 to 1");
+  }
   const int first_layer_heads = o.config.n_layers > 0 ? o.config.n_heads : 0;
   if (o.local_heads < 0 || o.local_heads > first_layer_heads) {
     throw UsageError("--local-heads " + std::to_string(o.local_heads) + ": the first layer has " +
@@ -189,6 +193,8 @@ struct Prepared {
   std::vector<std::vector<int32_t>> valid_out_ids;
   std::vector<std::string_view> train_texts;  // only with BPE-dropout, which segments anew
   std::vector<int> train_y, valid_y;
+  // With a Teaching: its probabilities, (n_train, K) in `labels` order; otherwise empty.
+  Mat<double> teacher;
 };
 
 // --max-len from the data: the 99th percentile of the training emails' token counts, rounded up
@@ -217,9 +223,30 @@ Config config_of(const TrainOptions& o, int vocab_size, int num_labels) {
   return cfg;
 }
 
+// The teacher's probabilities with their columns in the order of `labels`.
+Mat<double> teacher_rows(const Teaching& t, const std::vector<std::string>& labels, size_t n) {
+  if (static_cast<size_t>(t.probs.rows()) != n ||
+      t.probs.cols() != static_cast<Eigen::Index>(t.labels.size())) {
+    throw UsageError("the teachers' probabilities are " + std::to_string(t.probs.rows()) + " by " +
+                     std::to_string(t.probs.cols()) + ", not one row per training example and " +
+                     "one column per label");
+  }
+  if (t.labels.size() != labels.size()) {
+    throw UsageError("the teachers have " + std::to_string(t.labels.size()) +
+                     " labels, the training data " + std::to_string(labels.size()));
+  }
+  Mat<double> rows(t.probs.rows(), t.probs.cols());
+  for (size_t k = 0; k < labels.size(); ++k) {
+    const auto it = std::find(t.labels.begin(), t.labels.end(), labels[k]);
+    if (it == t.labels.end()) throw UsageError("the teachers have no label '" + labels[k] + "'");
+    rows.col(static_cast<Eigen::Index>(k)) = t.probs.col(it - t.labels.begin()).cast<double>();
+  }
+  return rows;
+}
+
 // The data as the model reads it; a max_len left to the data (0) is chosen here, into `o`.
 Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& valid,
-                 TrainOptions& o) {
+                 TrainOptions& o, const Teaching* teaching) {
   std::vector<std::string> labels = choose_labels(train, o);
   std::map<std::string, int> index;
   for (size_t i = 0; i < labels.size(); ++i) index[labels[i]] = static_cast<int>(i);
@@ -259,6 +286,7 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
   }
   for (const auto& e : train) d.train_y.push_back(index[e.label]);
   for (const auto& e : scored) d.valid_y.push_back(index[e.label]);
+  if (teaching) d.teacher = teacher_rows(*teaching, d.labels, train.size());
   return d;
 }
 
@@ -465,7 +493,10 @@ class Training {
     auto& cache = caches_[s];
     encoder_forward(params_, cfg_, positions_, batch, o_.dropout, cache);
     Mat<float>& dlogits = shard_dlogits_[s];  // read by the queued products
-    const double loss = softmax_xent(cache.logits, targets, o_.label_smoothing, dlogits);
+    const double loss =
+        d_.teacher.size() == 0
+            ? softmax_xent(cache.logits, targets, o_.label_smoothing, dlogits)
+            : softmax_xent(cache.logits, taught_targets(members, s, targets), dlogits);
     // The shard's mean loss -> its share of the batch mean.
     const double share = static_cast<double>(batch.B) / B;
     dlogits *= static_cast<float>(share);
@@ -479,6 +510,17 @@ class Training {
     shard_correct_[s] = right;
     set_zero_except_embedding(shard_grads_[s]);  // its rows are cleared after each step
     encoder_backward(params_, cfg_, batch, o_.dropout, cache, dlogits, shard_grads_[s], &later);
+  }
+
+  // Shard `s`'s targets with teachers: the smoothed labels mixed with their probabilities.
+  Mat<double> taught_targets(const std::vector<int>& members, int s,
+                             const std::vector<int>& targets) const {
+    Mat<double> q = smoothed_targets(targets, cfg_.num_labels, o_.label_smoothing);
+    const double w = o_.teacher_weight;
+    for (Eigen::Index r = 0; r < q.rows(); ++r) {
+      q.row(r) = (1 - w) * q.row(r) + w * d_.teacher.row(members[s * shard_ + r]);
+    }
+    return q;
   }
 
   // The shards' gradients summed, clipped and applied; the step's loss and counts added up.
@@ -664,11 +706,14 @@ int default_members(const Prepared& d, const TrainOptions& o) {
   return kOutOfScopeMembers;
 }
 
-// What a checkpoint must match to be resumed: the recipe and every example, in order.
+// What a checkpoint must match to be resumed: the recipe, the teachers' probabilities and every
+// example, in order.
 std::string run_fingerprint(const std::vector<Example>& train, const std::vector<Example>& valid,
-                            const TrainOptions& o) {
+                            const TrainOptions& o, const Mat<double>& teacher) {
   Sha256 h;
   h.update(options_json(o).dump());
+  h.update(std::string_view(reinterpret_cast<const char*>(teacher.data()),
+                            sizeof(double) * static_cast<size_t>(teacher.size())));
   for (const auto* set : {&train, &valid}) {
     h.update("\n--\n");
     for (const Example& e : *set) {
@@ -712,12 +757,13 @@ int default_epochs(size_t examples, int batch_size) {
 }
 
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
-                  const TrainOptions& given, const TrainHooks& hooks, TrainResult& result) {
+                  const TrainOptions& given, const TrainHooks& hooks, TrainResult& result,
+                  const Teaching* teaching) {
   const auto t0 = Clock::now();
   check_options(given);
   TrainOptions o = given;  // what the data and the time decide is filled in here
   if (o.epochs == 0) o.epochs = default_epochs(train.size(), o.batch_size);
-  Prepared d = prepare(train, valid, o);
+  Prepared d = prepare(train, valid, o, teaching);
   if (o.time_budget > 0) {
     const int epochs = o.epochs;
     plan_budget(d, o, t0);
@@ -726,7 +772,7 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
   if (o.ensemble == 0) o.ensemble = default_members(d, o);
   result.options = o;
   const std::string fingerprint =
-      o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o);
+      o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o, d.teacher);
   std::vector<Params<float>> members;
   Eval best;
   for (int m = 0; m < o.ensemble; ++m) {
@@ -796,6 +842,8 @@ nlohmann::json options_json(const TrainOptions& o) {
   if (!o.out_of_scope.empty()) j["out_of_scope"] = o.out_of_scope;
   // With "none of these" even one member is recorded: no flag may mean two (default_members).
   if (o.ensemble > 1 || !o.out_of_scope.empty()) j["ensemble"] = o.ensemble;
+  if (!o.teachers.empty())
+    j.update({{"teachers", o.teachers}, {"teacher_weight", o.teacher_weight}});
   return j;
 }
 

@@ -16,6 +16,7 @@
 #include "input/dataset.h"
 #include "model/model.h"
 #include "nn/config.h"
+#include "nn/tensor.h"
 #include "train/calibration.h"
 
 namespace router {
@@ -78,6 +79,18 @@ struct TrainOptions {
   // a --time-budget holds (at most kBudgetMembers); with no budget, kOutOfScopeMembers when
   // the training data has examples of `out_of_scope`, else one.
   int ensemble = 0;
+  // Knowledge distillation: the models whose predictions on the training emails (a Teaching,
+  // given to train_model) are mixed into the targets, named here for the recipe; each target
+  // is (1 - teacher_weight) * the label-smoothed label + teacher_weight * their probabilities.
+  std::vector<std::string> teachers;
+  double teacher_weight = 0.5;
+};
+
+// What the teachers say about the training emails: probs (n, K), row i for training example i,
+// columns in the order of `labels`, which must be the training data's labels in any order.
+struct Teaching {
+  std::vector<std::string> labels;
+  Mat<float> probs;
 };
 
 // The most members a --time-budget plans on its own: each one costs every prediction a pass.
@@ -161,8 +174,10 @@ void holdout_split(std::vector<Example>& all, double share, uint64_t seed,
 // in progress is finished and the best model of the epochs finished so far is returned, with
 // result.interrupted set (of an ensemble: the members finished before it, or the first
 // member's best so far); InterruptedError if no epoch had finished.
+// With `teaching`, the targets are mixed with its probabilities (TrainOptions::teacher_weight).
 Model train_model(const std::vector<Example>& train, const std::vector<Example>& valid,
-                  const TrainOptions& options, const TrainHooks& hooks, TrainResult& result);
+                  const TrainOptions& options, const TrainHooks& hooks, TrainResult& result,
+                  const Teaching* teaching = nullptr);
 
 // The options as JSON, for the model file's metadata.
 nlohmann::json options_json(const TrainOptions& options);
