@@ -9,7 +9,10 @@
 # The recipe is models/crumb.json's own `metadata.options`, given to `router train --config` on
 # scripts/train-crumb.sh's data (its training files joined: the synthetic training split and the
 # hand-written training mail twice over; the hand-written validation mail); flags given
-# here win. One result line per run: the flags, training seconds, best epoch, then accuracy and
+# here win. The recipe's teachers (scripts/train-crumb.sh's teacher-42.json ... of seeds 42, 43
+# and 44) are trained first, on the same data with the recipe less its teachers, and kept in OUT
+# under the hash of all they are made from; flags given here change only the taught model.
+# One result line per run: the flags, training seconds, best epoch, then accuracy and
 # swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl (writers who wrote
 # no training email: what chooses among runs, data/crumb/README.md), on the synthetic dev split
 # and on the synthetic test split; with no flags, whether the model is byte-identical to the
@@ -29,7 +32,7 @@ VALID=${VALID:-data/crumb/hand/valid.jsonl}
 JUDGE=${JUDGE:-data/crumb/judge.jsonl}
 DEV=${DEV:-data/crumb/dev.jsonl}
 TEST=${TEST:-data/crumb/test.jsonl}
-case "${1:-}" in -h | --help) sed -n '2,21p' "$0"; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,24p' "$0"; exit 2 ;; esac
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 
@@ -60,6 +63,27 @@ else
 fi
 valid=$VALID
 [[ $valid == /* || $valid == data/* ]] || valid=$(realpath "$VALID")
+
+# The teachers the recipe names, each trained once for this data, recipe and router.
+plain="$OUT/recipe-untaught.json"
+jq 'del(.teachers, .teacher_weight)' "$recipe" > "$plain"
+mapfile -t teachers < <(jq -r '.teachers // [] | .[]' "$recipe")
+if [[ ${#teachers[@]} -gt 0 ]]; then
+  tag=$(cd "$work" && cat "$train" "$valid" "$plain" "$ROUTER" | sha256sum | cut -c 1-12)
+  for name in "${teachers[@]}"; do
+    kept="$OUT/teachers-$tag/$name"
+    if [[ ! -s $kept ]]; then
+      mkdir -p "$OUT/teachers-$tag"
+      if ! (cd "$work" && "$ROUTER" train --config "$plain" --train "$train" --valid "$valid" \
+        --labels "$labels" --threads "$THREADS" --seed "${name//[!0-9]/}" -o "$kept" \
+        2> "$kept.log"); then
+        tail -n 5 "$kept.log" >&2
+        exit 1
+      fi
+    fi
+    cp "$kept" "$work/$name"
+  done
+fi
 
 t0=$(date +%s.%N)
 if ! (cd "$work" && "$ROUTER" train --config "$recipe" --train "$train" --valid "$valid" \

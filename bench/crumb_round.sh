@@ -6,12 +6,14 @@
 #
 # Trains the built-in recipe (scripts/train-crumb.sh, crumb.json only) with seeds 42, 43 and 44
 # twice: on the committed hand-written mail ("committed"), and with the new writers' files added
-# by the committed hash split (tools/crumb_hand_split.py; "with"). Prints one line per model:
+# by the committed hash split (tools/crumb_hand_split.py; "with"). On each side the three seeds'
+# models are first trained without teachers, then taught by those three, as the recipe is; the
+# taught ones are judged. Prints one line per taught model:
 # accuracy and swap pairs on the judge mail and on the committed validation mail, and for seed 42
 # the synthetic test split; then the means over the seeds. A round is kept when its mean on the
 # judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
 # synthetic test at 98% / 98% pairs. data/crumb/real-test.jsonl is never scored here.
-# Six trainings: about 35 minutes on two cores. Models are kept in OUT under the hash of all
+# Twelve trainings: about 75 minutes on two cores. Models are kept in OUT under the hash of all
 # they are made from (the hand-written mail, the synthetic training split, scripts/train-crumb.sh
 # and the router binary) and used again, so a run can be resumed and "committed" is trained once
 # for several rounds.
@@ -19,7 +21,7 @@
 # OUT (default /tmp/crumb-round).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in "" | -h | --help) sed -n '2,19p' "$0"; exit 2 ;; esac
+case "${1:-}" in "" | -h | --help) sed -n '2,21p' "$0"; exit 2 ;; esac
 ROUTER=${ROUTER:-build/apps/router}
 if [[ ! -x $ROUTER ]]; then
   echo "crumb_round: no router at $ROUTER (build it, or set ROUTER)" >&2
@@ -41,6 +43,20 @@ score() {
     jq -r '"\(.accuracy) \(.pair_groups_right) \(.pair_groups)"'
 }
 
+# Trains crumb.json into folder $1 with seed $2 and CRUMB_TEACHERS $3, unless it is there; the
+# side's hand-written mail is in ${hand[@]}.
+train() {
+  [[ -s $1/crumb.json ]] && return 0
+  mkdir -p "$1"
+  if ! CRUMB_HAND_TRAIN=${hand[0]} CRUMB_HAND_VALID=${hand[1]} CRUMB_SEED=$2 \
+    CRUMB_TEACHERS=$3 CRUMB_ONLY=crumb CRUMB_OUT_DIR="$1" ROUTER="$ROUTER" \
+    scripts/train-crumb.sh > "$1/log" 2>&1; then
+    tail -n 5 "$1/log" >&2
+    echo "crumb_round: training $side seed $2 failed (log: $1/log)" >&2
+    exit 1
+  fi
+}
+
 for side in committed with; do
   if [[ $side == with ]]; then
     hand=("$OUT/with-train.jsonl" "$OUT/with-valid.jsonl")
@@ -49,20 +65,16 @@ for side in committed with; do
   fi
   tag=$(cat "${hand[@]}" data/crumb/train.jsonl scripts/train-crumb.sh "$ROUTER" | sha256sum |
     cut -c 1-12)
+  teachers=""
+  for seed in 42 43 44; do
+    train "$OUT/$tag-teacher-$seed" "$seed" none
+    teachers+="$OUT/$tag-teacher-$seed/crumb.json "
+  done
   lines=""
   for seed in 42 43 44; do
     dir="$OUT/$tag-$seed"
     model="$dir/crumb.json"
-    if [[ ! -s $model ]]; then
-      mkdir -p "$dir"
-      if ! CRUMB_HAND_TRAIN=${hand[0]} CRUMB_HAND_VALID=${hand[1]} CRUMB_SEED=$seed \
-        CRUMB_ONLY=crumb CRUMB_OUT_DIR="$dir" ROUTER="$ROUTER" scripts/train-crumb.sh \
-        > "$dir/log" 2>&1; then
-        tail -n 5 "$dir/log" >&2
-        echo "crumb_round: training $side seed $seed failed (log: $dir/log)" >&2
-        exit 1
-      fi
-    fi
+    train "$dir" "$seed" "$teachers"
     read -r acc right groups < <(score "$model" data/crumb/judge.jsonl)
     read -r vacc vright vgroups < <(score "$model" data/crumb/hand/valid.jsonl)
     line=$(printf '%s seed %s\tjudge %.4f %s/%s\tvalid %.4f %s/%s' "$side" "$seed" \

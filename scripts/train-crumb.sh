@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # Reproduces the two built-in models: models/crumb.json (sinusoidal positions) and
-# models/crumb-nopos.json (the same architecture, data, options and seed, without positions),
-# then evaluates both on the synthetic test split and the hand-written real-test set.
+# models/crumb-nopos.json (the same architecture, data, options, teachers and seed, without
+# positions), then evaluates both on the synthetic test split and the hand-written real-test set.
 # Deterministic: the same files every time.
+#
+# Both are distilled: three models of the same recipe and seeds 42, 43 and 44 are trained first,
+# and their averaged probabilities on each training email make half of its target (router train
+# --teacher; docs/benchmarks.md, "Real mail", step 12).
 #
 # Training data: the synthetic training split and the hand-written training mail, the latter
 # twice over (three to four hand-written emails to one synthetic: with forty writers, three times
@@ -10,8 +14,10 @@
 # epoch and the temperature) on hand-written validation mail only (data/crumb/README.md).
 # Environment (bench/crumb_real.py and bench/crumb_round.sh use these): CRUMB_HAND_TRAIN,
 # CRUMB_HAND_VALID replace the hand-written files, CRUMB_OUT_DIR the models/ folder, CRUMB_SEED
-# the seed (42 for the built-in models), CRUMB_ONLY=crumb trains only the first model and
-# evaluates nothing; --print-training-files lists the training files and stops.
+# the seed (42 for the built-in models; the teachers' seeds follow it), CRUMB_TEACHERS
+# (space-separated model files) replaces the teachers and CRUMB_TEACHERS=none trains without
+# any (what the teachers are), CRUMB_ONLY=crumb trains only the first
+# model and evaluates nothing; --print-training-files lists the training files and stops.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 router=${ROUTER:-build/apps/router}
@@ -43,10 +49,24 @@ options=(--train crumb-train.jsonl --valid "$hand_valid" --labels "$labels"
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 512 --vocab-size 6000
          --epochs 16 --patience 16 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
          --label-smoothing 0.1 --token-dropout 0.1 --bpe-dropout 0 --ema 0.998
-         --seed "$seed" --threads 2)
-(cd "$tmp" && "$router" train "${options[@]}" --positional sinusoidal -o "$out/crumb.json")
+         --threads 2)
+read -ra teachers <<< "${CRUMB_TEACHERS:-}"
+if [ "${teachers[*]}" = none ]; then
+  teachers=()
+elif [ ${#teachers[@]} -eq 0 ]; then
+  for s in "$seed" $((seed + 1)) $((seed + 2)); do
+    (cd "$tmp" && "$router" train "${options[@]}" --seed "$s" -o "teacher-$s.json")
+    teachers+=("teacher-$s.json")
+  done
+fi
+taught=(--seed "$seed")
+[ ${#teachers[@]} -gt 0 ] && taught+=(--teacher-weight 0.5)
+for t in "${teachers[@]}"; do taught+=(--teacher "$t"); done
+(cd "$tmp" && "$router" train "${options[@]}" "${taught[@]}" --positional sinusoidal \
+  -o "$out/crumb.json")
 [ "${CRUMB_ONLY:-}" = crumb ] && exit 0
-(cd "$tmp" && "$router" train "${options[@]}" --positional none -o "$out/crumb-nopos.json")
+(cd "$tmp" && "$router" train "${options[@]}" "${taught[@]}" --positional none \
+  -o "$out/crumb-nopos.json")
 for m in "$out/crumb.json" "$out/crumb-nopos.json"; do
   for split in data/crumb/test.jsonl data/crumb/real-test.jsonl; do
     echo "== $m on $split"
