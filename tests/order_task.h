@@ -7,6 +7,7 @@
 
 #include "base/rng.h"
 #include "input/dataset.h"
+#include "train/trainer.h"
 
 namespace router::test {
 
@@ -31,6 +32,16 @@ inline std::vector<Example> order_task(int n, uint64_t seed) {
     out.push_back(std::move(e));
   }
   return out;
+}
+
+// A tiny model that learns the order task in a few seconds on `threads` threads (0: all cores).
+inline TrainOptions order_task_options(int threads) {
+  TrainOptions o = fast_options();
+  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
+  o.config.max_len = 64, o.config.vocab_size = 400;
+  o.epochs = 12, o.batch_size = 16, o.lr = 1e-2, o.dropout = 0.1;
+  o.patience = 12, o.seed = 3, o.threads = threads;
+  return o;
 }
 
 }  // namespace router::test

@@ -27,12 +27,11 @@ using router::test::slurp;
 using router::test::spit;
 using router::test::TempDir;
 
+// The order task's recipe, shortened to 4 epochs for the taught models.
 TrainOptions tiny(int threads, uint64_t seed) {
-  TrainOptions o = fast_options();
-  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
-  o.config.max_len = 64, o.config.vocab_size = 400;
-  o.epochs = 4, o.batch_size = 16, o.lr = 1e-2, o.patience = 4;
-  o.seed = seed, o.threads = threads;
+  TrainOptions o = test::order_task_options(threads);
+  o.epochs = o.patience = 4;
+  o.seed = seed;
   return o;
 }
 
@@ -48,8 +47,8 @@ struct Taught {
   Teaching teaching;
   Taught() {
     for (uint64_t seed : {7, 8}) {
-      TrainOptions o = tiny(2, seed);
-      o.epochs = o.patience = 12;  // teachers that have learned the task
+      TrainOptions o = test::order_task_options(2);  // teachers that have learned the task
+      o.seed = seed;
       TrainResult r;
       teachers.push_back(train_model(train, valid, o, {}, r));
     }

@@ -18,14 +18,7 @@ namespace {
 
 using test::order_task;
 
-TrainOptions tiny_options(int threads) {
-  TrainOptions o = fast_options();
-  o.config.d_model = 16, o.config.n_heads = 2, o.config.n_layers = 1, o.config.d_ff = 32;
-  o.config.max_len = 64, o.config.vocab_size = 400;
-  o.epochs = 12, o.batch_size = 16, o.lr = 1e-2, o.dropout = 0.1;
-  o.patience = 12, o.seed = 3, o.threads = threads;
-  return o;
-}
+TrainOptions tiny_options(int threads) { return test::order_task_options(threads); }
 
 TEST(Train, LearnsWordOrderAndIsReproducibleAcrossThreads) {
   const auto train = order_task(600, 1), valid = order_task(200, 2);
