@@ -10,11 +10,14 @@ sent to `other`. fastText gets the training set scripts/train-crumb.sh builds (s
 hand-written mail) and its own best settings: autotune for --autotune seconds against the same
 hand-written validation mail router calibrates on. With --cross-writer, also trains the built-in
 recipe once per hand-written training writer without that writer's mail and scores it on that
-writer's mail (--writers to hold out only some, e.g. w25,w26). Usage (from the project root,
-after scripts/build.sh):
+writer's mail (--writers to hold out only some, e.g. w25,w26). With --writer-groups K, the
+writers are held out K groups at a time (writer i of the sorted list in group i mod K), so that
+every writer gets a row from K trainings; each model has seen fewer writers than one trained
+without a single writer, so the rows are a little harsher. Usage (from the project root, after
+scripts/build.sh):
 
     bench/crumb_real.py [--router build/apps/router] [--autotune 300] [--cross-writer]
-                        [--writers w25,w26]
+                        [--writers w25,w26 | --writer-groups 8]
 """
 import argparse
 import collections
@@ -133,12 +136,18 @@ def main():
     ap.add_argument("--autotune", type=int, default=300, help="fastText autotune seconds")
     ap.add_argument("--cross-writer", action="store_true")
     ap.add_argument("--writers", help="with --cross-writer: the writers to hold out, e.g. w3,w25")
+    ap.add_argument("--writer-groups", type=int, default=0,
+                    help="with --cross-writer: hold the writers out in this many groups")
     a = ap.parse_args()
     data = "data/crumb"
     sets = [("real-test", f"{data}/real-test.jsonl"), ("long-test", f"{data}/long-test.jsonl"),
             ("judge", f"{data}/judge.jsonl"), ("synthetic test", f"{data}/test.jsonl")]
-    if a.writers and not a.cross_writer:
-        sys.exit("--writers goes with --cross-writer")
+    if (a.writers or a.writer_groups) and not a.cross_writer:
+        sys.exit("--writers and --writer-groups go with --cross-writer")
+    if a.writers and a.writer_groups:
+        sys.exit("--writers and --writer-groups: give one")
+    if a.writer_groups < 0:
+        sys.exit(f"--writer-groups {a.writer_groups}: expected a number of groups, 2 or more")
     writers = []
     if a.cross_writer:  # the writers, checked before anything slow runs
         hand_train = load(f"{data}/hand/train.jsonl")
@@ -151,6 +160,10 @@ def main():
             if unknown:
                 sys.exit(f"--writers: no hand-written training mail by {', '.join(unknown)}")
             writers = [w for w in writers if w in asked]
+        if a.writer_groups and not 2 <= a.writer_groups <= len(writers):
+            sys.exit(f"--writer-groups {a.writer_groups}: expected 2 to {len(writers)} groups")
+    groups = ([writers[g::a.writer_groups] for g in range(a.writer_groups)] if a.writer_groups
+              else [[w] for w in writers])
     print("| model | emails | accuracy | macro-F1 | pairs | ECE | other recall | business to other |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     with tempfile.TemporaryDirectory() as tmp:
@@ -166,22 +179,22 @@ def main():
                 records = load(path)
                 s = scores(records, *fasttext_predict(ft, records, tmp))
                 print(row(f"{set_name}: fastText (autotuned {a.autotune} s)", s), flush=True)
-        for writer in writers:
-            held = [r for r in hand if r["writer"] == writer]
-            rest_train = [r for r in hand_train if r["writer"] != writer]
-            rest_valid = [r for r in hand_valid if r["writer"] != writer]
+        for group in groups:
+            out = set(group)
             paths = {k: os.path.join(tmp, f"{k}.jsonl") for k in ("train", "valid", "held")}
-            save(paths["train"], rest_train)
-            save(paths["valid"], rest_valid)
-            save(paths["held"], held)
+            save(paths["train"], [r for r in hand_train if r["writer"] not in out])
+            save(paths["valid"], [r for r in hand_valid if r["writer"] not in out])
             env = {**os.environ, "CRUMB_HAND_TRAIN": paths["train"],
                    "CRUMB_HAND_VALID": paths["valid"], "CRUMB_OUT_DIR": tmp,
                    "CRUMB_ONLY": "crumb", "ROUTER": a.router}
             subprocess.run(["scripts/train-crumb.sh"], check=True, env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-            s = scores(held, *router_predict(a.router, os.path.join(tmp, "crumb.json"),
-                                             paths["held"], tmp))
-            print(row(f"cross-writer: {writer} held out", s), flush=True)
+            for writer in group:
+                held = [r for r in hand if r["writer"] == writer]
+                save(paths["held"], held)
+                s = scores(held, *router_predict(a.router, os.path.join(tmp, "crumb.json"),
+                                                 paths["held"], tmp))
+                print(row(f"cross-writer: {writer} held out", s), flush=True)
     return 0
 
 
