@@ -158,6 +158,11 @@ void check_options(TrainCli& t) {
     }
   }
   if (!t.o.resume.empty()) check_resumable(t.o.resume);
+  if (t.o.teachers.empty() && t.by_key.at("teacher_weight")->count() > 0) {
+    throw UsageError(
+        "--teacher-weight without --teacher: there is no teacher to weigh; give "
+        "--teacher FILE or leave the weight out");
+  }
   if (t.o.config.d_model % t.o.config.n_heads != 0) {
     throw UsageError("--heads " + std::to_string(t.o.config.n_heads) +
                      " does not divide --d-model " + std::to_string(t.o.config.d_model) +
@@ -182,9 +187,8 @@ void read_data(const TrainCli& t, std::vector<Example>& train, std::vector<Examp
 }
 
 // --teacher: the teachers' probabilities on every training email (train/teaching.h).
-Teaching teach_from_files(const TrainCli& t, const std::vector<Example>& train) {
-  std::vector<Model> teachers;
-  for (const auto& path : t.o.teachers) teachers.push_back(load_model(path));
+Teaching teach_from_files(const TrainCli& t, const std::vector<Model>& teachers,
+                          const std::vector<Example>& train) {
   Teaching teaching = teach(teachers, t.o.teachers, train, t.o.labels, t.o.threads);
   spdlog::info("{} teacher{}: {:.2f}% of the training labels are theirs too; weight {}",
                teachers.size(), teachers.size() == 1 ? "" : "s",
@@ -280,6 +284,8 @@ void out_of_scope_from_names(TrainCli& t, const std::vector<Example>& train,
 
 void run(TrainCli& t) {
   check_options(t);
+  std::vector<Model> teachers;  // loaded before the data: a broken file fails at once
+  for (const auto& path : t.o.teachers) teachers.push_back(load_model(path));
   std::vector<Example> train, valid;
   read_data(t, train, valid);
   out_of_scope_from_names(t, train, valid);
@@ -287,7 +293,7 @@ void run(TrainCli& t) {
   double best_train_accuracy = 0;
   TrainResult result;
   std::optional<Teaching> teaching;
-  if (!t.o.teachers.empty()) teaching = teach_from_files(t, train);
+  if (!teachers.empty()) teaching = teach_from_files(t, teachers, train);
   Model model = train_model(train, valid, t.o, progress_hooks(bar, best_train_accuracy), result,
                             teaching ? &*teaching : nullptr);
   if (result.members.empty()) {

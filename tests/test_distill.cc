@@ -179,8 +179,18 @@ TEST(Distill, TrainRecordsTheTeachersAndConfigRepeatsIt) {
       router_in(tmp, "train --train d.jsonl" + recipe + "--teacher none.json -o n.json");
   EXPECT_EQ(missing.code, 2) << missing.err;
   EXPECT_NE(missing.err.find("none.json"), std::string::npos) << missing.err;
-  EXPECT_FALSE(std::filesystem::exists(tmp.path("w.json")));
-  EXPECT_FALSE(std::filesystem::exists(tmp.path("n.json")));
+  const auto lone =
+      router_in(tmp, "train --train d.jsonl" + recipe + "--teacher-weight 0.3 -o l.json");
+  EXPECT_EQ(lone.code, 2) << lone.err;
+  EXPECT_NE(lone.err.find("--teacher-weight without --teacher"), std::string::npos) << lone.err;
+  spit(tmp.path("broken.json"), "{\"config\": ");
+  const auto broken =
+      router_in(tmp, "train --train d.jsonl" + recipe + "--teacher broken.json -o b.json");
+  EXPECT_NE(broken.code, 0) << broken.err;
+  EXPECT_NE(broken.err.find("broken.json"), std::string::npos) << broken.err;
+  for (const char* out : {"w.json", "n.json", "l.json", "b.json"}) {
+    EXPECT_FALSE(std::filesystem::exists(tmp.path(out))) << out;
+  }
 }
 
 }  // namespace
