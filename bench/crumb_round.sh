@@ -13,15 +13,16 @@
 # the synthetic test split; then the means over the seeds. A round is kept when its mean on the
 # judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
 # synthetic test at 98% / 98% pairs. data/crumb/real-test.jsonl is never scored here.
-# Twelve trainings: about 75 minutes on two cores. Models are kept in OUT under the hash of all
+# Twelve trainings: about 75 minutes on two cores. UNTAUGHT=1 judges the untaught models (the
+# teachers) instead, and stops there: six trainings. Models are kept in OUT under the hash of all
 # they are made from (the hand-written mail, the synthetic training split, scripts/train-crumb.sh
 # and the router binary) and used again, so a run can be resumed and "committed" is trained once
 # for several rounds.
 # Environment: ROUTER (a 256-bit build, as for scripts/train-crumb.sh; default build/apps/router),
-# OUT (default /tmp/crumb-round).
+# OUT (default /tmp/crumb-round), UNTAUGHT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in "" | -h | --help) sed -n '2,21p' "$0"; exit 2 ;; esac
+case "${1:-}" in "" | -h | --help) sed -n '2,22p' "$0"; exit 2 ;; esac
 ROUTER=${ROUTER:-build/apps/router}
 if [[ ! -x $ROUTER ]]; then
   echo "crumb_round: no router at $ROUTER (build it, or set ROUTER)" >&2
@@ -72,9 +73,13 @@ for side in committed with; do
   done
   lines=""
   for seed in 42 43 44; do
-    dir="$OUT/$tag-$seed"
+    if [[ -n ${UNTAUGHT:-} ]]; then
+      dir="$OUT/$tag-teacher-$seed"
+    else
+      dir="$OUT/$tag-$seed"
+      train "$dir" "$seed" "$teachers"
+    fi
     model="$dir/crumb.json"
-    train "$dir" "$seed" "$teachers"
     read -r acc right groups < <(score "$model" data/crumb/judge.jsonl)
     read -r vacc vright vgroups < <(score "$model" data/crumb/hand/valid.jsonl)
     line=$(printf '%s seed %s\tjudge %.4f %s/%s\tvalid %.4f %s/%s' "$side" "$seed" \
