@@ -186,8 +186,9 @@ void read_data(const TrainCli& t, std::vector<Example>& train, std::vector<Examp
   for (const auto& w : data_warnings(train, valid, t.o.labels)) spdlog::warn("{}", w);
 }
 
-// --teacher: the teachers' probabilities on every training email (train/teaching.h).
-Teaching teach_from_files(const TrainCli& t, const std::vector<Model>& teachers,
+// --teacher: the loaded teachers' probabilities on every training email (train/teaching.h),
+// and how often they agree with the labels.
+Teaching teach_and_report(const TrainCli& t, const std::vector<Model>& teachers,
                           const std::vector<Example>& train) {
   Teaching teaching = teach(teachers, t.o.teachers, train, t.o.labels, t.o.threads);
   spdlog::info("{} teacher{}: {:.2f}% of the training labels are theirs too; weight {}",
@@ -293,7 +294,7 @@ void run(TrainCli& t) {
   double best_train_accuracy = 0;
   TrainResult result;
   std::optional<Teaching> teaching;
-  if (!teachers.empty()) teaching = teach_from_files(t, teachers, train);
+  if (!teachers.empty()) teaching = teach_and_report(t, teachers, train);
   Model model = train_model(train, valid, t.o, progress_hooks(bar, best_train_accuracy), result,
                             teaching ? &*teaching : nullptr);
   if (result.members.empty()) {

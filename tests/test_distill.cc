@@ -186,7 +186,7 @@ TEST(Distill, TrainRecordsTheTeachersAndConfigRepeatsIt) {
   spit(tmp.path("broken.json"), "{\"config\": ");
   const auto broken =
       router_in(tmp, "train --train d.jsonl" + recipe + "--teacher broken.json -o b.json");
-  EXPECT_NE(broken.code, 0) << broken.err;
+  EXPECT_EQ(broken.code, 4) << broken.err;  // a bad model file
   EXPECT_NE(broken.err.find("broken.json"), std::string::npos) << broken.err;
   for (const char* out : {"w.json", "n.json", "l.json", "b.json"}) {
     EXPECT_FALSE(std::filesystem::exists(tmp.path(out))) << out;
