@@ -146,8 +146,6 @@ def main():
         sys.exit("--writers and --writer-groups go with --cross-writer")
     if a.writers and a.writer_groups:
         sys.exit("--writers and --writer-groups: give one")
-    if a.writer_groups < 0:
-        sys.exit(f"--writer-groups {a.writer_groups}: expected a number of groups, 2 or more")
     writers = []
     if a.cross_writer:  # the writers, checked before anything slow runs
         hand_train = load(f"{data}/hand/train.jsonl")

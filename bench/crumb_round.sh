@@ -8,7 +8,7 @@
 # twice: on the committed hand-written mail ("committed"), and with the new writers' files added
 # by the committed hash split (tools/crumb_hand_split.py; "with"). On each side the three seeds'
 # models are first trained without teachers, then taught by those three, as the recipe is; the
-# taught ones are judged. Prints one line per taught model:
+# taught ones are judged. Prints one line per judged model:
 # accuracy and swap pairs on the judge mail and on the committed validation mail, and for seed 42
 # the synthetic test split; then the means over the seeds. A round is kept when its mean on the
 # judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
