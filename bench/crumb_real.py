@@ -13,11 +13,12 @@ recipe once per hand-written training writer without that writer's mail and scor
 writer's mail (--writers to hold out only some, e.g. w25,w26). With --writer-groups K, the
 writers are held out K groups at a time (writer i of the sorted list in group i mod K), so that
 every writer gets a row from K trainings; each model has seen fewer writers than one trained
-without a single writer, so the rows are a little harsher. Usage (from the project root, after
-scripts/build.sh):
+without a single writer, so the rows are a little harsher. With --average, the --models are
+scored as one: the mean of their probabilities, as an ensemble of them would give. Usage (from
+the project root, after scripts/build.sh):
 
-    bench/crumb_real.py [--router build/apps/router] [--autotune 300] [--cross-writer]
-                        [--writers w25,w26 | --writer-groups 8]
+    bench/crumb_real.py [--router build/apps/router] [--models a.json,b.json [--average]]
+                        [--autotune 300] [--cross-writer] [--writers w25,w26 | --writer-groups 8]
 """
 import argparse
 import collections
@@ -73,6 +74,23 @@ def router_predict(router, model, path, workdir):
     subprocess.run([router, "-q", "batch", path, "-m", model, "-o", out], check=True)
     preds = [r["prediction"] for r in load(out)]
     return [p["label"] for p in preds], [p["confidence"] for p in preds]
+
+
+def averaged_predict(router, models, path, workdir):
+    """The label of highest mean probability over `models`, and that mean: what an ensemble
+    of them, or the teachers of router train --teacher, would say."""
+    out = os.path.join(workdir, "labelled.jsonl")
+    sums = None
+    for model in models:
+        subprocess.run([router, "-q", "batch", path, "-m", model, "-o", out, "--top-k", "10000"],
+                       check=True)
+        probs = [{t["label"]: t["score"] for t in r["prediction"]["top_k"]} for r in load(out)]
+        if sums is not None and set(sums[0]) != set(probs[0]):
+            sys.exit(f"--average: {model} has other labels than {models[0]}")
+        sums = probs if sums is None else [
+            {k: v + p[k] for k, v in s.items()} for s, p in zip(sums, probs)]
+    best = [max(s, key=s.get) for s in sums]
+    return best, [s[b] / len(models) for s, b in zip(sums, best)]
 
 
 def fasttext_train(train, valid, workdir, seconds):
@@ -133,6 +151,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--router", default="build/apps/router")
     ap.add_argument("--models", default="models/crumb.json,models/crumb-nopos.json")
+    ap.add_argument("--average", action="store_true",
+                    help="score the mean of the --models' probabilities as one model")
     ap.add_argument("--autotune", type=int, default=300, help="fastText autotune seconds")
     ap.add_argument("--cross-writer", action="store_true")
     ap.add_argument("--writers", help="with --cross-writer: the writers to hold out, e.g. w3,w25")
@@ -142,6 +162,9 @@ def main():
     data = "data/crumb"
     sets = [("real-test", f"{data}/real-test.jsonl"), ("long-test", f"{data}/long-test.jsonl"),
             ("judge", f"{data}/judge.jsonl"), ("synthetic test", f"{data}/test.jsonl")]
+    models = a.models.split(",")
+    if a.average and len(models) < 2:
+        sys.exit("--average needs two or more --models")
     if (a.writers or a.writer_groups) and not a.cross_writer:
         sys.exit("--writers and --writer-groups go with --cross-writer")
     if a.writers and a.writer_groups:
@@ -167,7 +190,11 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         for set_name, path in sets:
             records = load(path)
-            for model in a.models.split(","):
+            if a.average:
+                s = scores(records, *averaged_predict(a.router, models, path, tmp))
+                print(row(f"{set_name}: router, mean of {len(models)} models", s), flush=True)
+                continue
+            for model in models:
                 s = scores(records, *router_predict(a.router, model, path, tmp))
                 print(row(f"{set_name}: router {model}", s), flush=True)
         if a.autotune > 0:
