@@ -2,8 +2,8 @@
 // well formed with one of the nine labels, ids are unique across all files, every swap pair holds
 // two emails with different labels made of the same tokens (router's own pre-tokens of the
 // normalised text), the training corpus has the size its brief asked for, and the test files
-// and the judge mail share no writer and no email of six or more tokens with anything a model
-// learns from, nor the judge mail with the test files.
+// and the judges' mail share no writer and no email of six or more tokens with anything a model
+// learns from, nor the judges' mail with the test files or with each other.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -53,7 +53,7 @@ const std::vector<std::string> kTrainFiles = {"data/crumb/hand/train.jsonl",
                                               "data/crumb/hand/valid.jsonl"};
 const std::vector<std::string> kTestFiles = {"data/crumb/real-test.jsonl",
                                              "data/crumb/long-test.jsonl"};
-const std::string kJudgeFile = "data/crumb/judge.jsonl";
+const std::vector<std::string> kJudgeFiles = {"data/crumb/judge.jsonl", "data/crumb/judge2.jsonl"};
 
 std::vector<Email> load_all(const std::vector<std::string>& files) {
   std::vector<Email> all;
@@ -74,8 +74,8 @@ std::vector<std::string> sorted_tokens(const std::string& text) {
 
 TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
   std::set<std::string> ids;
-  for (const auto& e :
-       load_all({kTrainFiles[0], kTrainFiles[1], kTestFiles[0], kTestFiles[1], kJudgeFile})) {
+  for (const auto& e : load_all({kTrainFiles[0], kTrainFiles[1], kTestFiles[0], kTestFiles[1],
+                                 kJudgeFiles[0], kJudgeFiles[1]})) {
     EXPECT_TRUE(ids.insert(e.id).second) << e.where << ": id " << e.id << " used twice";
     EXPECT_NE(std::find(kLabels.begin(), kLabels.end(), e.label), kLabels.end())
         << e.where << ": unknown label " << e.label;
@@ -84,8 +84,9 @@ TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
 }
 
 TEST(CrumbHand, PairsHaveTheSameTokensAndDifferentLabels) {
-  for (const auto& files : {kTrainFiles, std::vector<std::string>{kTestFiles[0]},
-                            std::vector<std::string>{kJudgeFile}}) {
+  for (const auto& files :
+       {kTrainFiles, std::vector<std::string>{kTestFiles[0]},
+        std::vector<std::string>{kJudgeFiles[0]}, std::vector<std::string>{kJudgeFiles[1]}}) {
     std::map<std::string, std::vector<Email>> pairs;
     for (auto& e : load_all(files)) {
       if (!e.pair.empty()) pairs[e.pair].push_back(e);
@@ -164,9 +165,9 @@ TEST(CrumbHand, TestMailIsIndependentOfTrainingMail) {
   }
 }
 
-// The judge mail decides which data rounds and recipes are kept (data/crumb/README.md), so it
-// must be as unseen as the test mail: no writer and no email shared with training mail or with
-// the test files, and enough of every label and of pairs to rank two models.
+// The judges' mail decides which data rounds and recipes are kept (data/crumb/README.md), so it
+// must be as unseen as the test mail: no writer and no email shared with training mail, with the
+// test files or with the other judge, and enough of every label and of pairs to rank two models.
 TEST(CrumbHand, JudgeMailIsIndependentOfTrainingAndTestMail) {
   std::set<std::string> writers, texts;
   training_mail(writers, texts);
@@ -174,7 +175,13 @@ TEST(CrumbHand, JudgeMailIsIndependentOfTrainingAndTestMail) {
     writers.insert(e.writer);
     texts.insert(normalize(e.text));
   }
-  expect_held_out(kJudgeFile, writers, texts, "training or test mail", 100, 40);
+  for (const auto& judge : kJudgeFiles) {
+    expect_held_out(judge, writers, texts, "training, test or the other judge's mail", 100, 40);
+    for (const auto& e : load(judge)) {
+      writers.insert(e.writer);
+      texts.insert(normalize(e.text));
+    }
+  }
 }
 
 }  // namespace
