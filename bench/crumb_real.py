@@ -3,7 +3,8 @@
 
 Scores every model on data/crumb/real-test.jsonl (hand-written by writers who wrote no training
 mail), data/crumb/long-test.jsonl (long emails whose request comes last), data/crumb/judge.jsonl
-(writers of its own again, the mail that decides data rounds) and the synthetic test split:
+and judge2.jsonl (writers of their own again, the mail that decides data rounds) and the
+synthetic test split:
 accuracy, macro-F1, swap-pair accuracy (both emails of a pair right), expected calibration error
 (15 equal-width bins of the top probability), recall of `other`, and the share of business mail
 sent to `other`. fastText gets the training set scripts/train-crumb.sh builds (synthetic and
@@ -161,7 +162,8 @@ def main():
     a = ap.parse_args()
     data = "data/crumb"
     sets = [("real-test", f"{data}/real-test.jsonl"), ("long-test", f"{data}/long-test.jsonl"),
-            ("judge", f"{data}/judge.jsonl"), ("synthetic test", f"{data}/test.jsonl")]
+            ("judge", f"{data}/judge.jsonl"), ("judge 2", f"{data}/judge2.jsonl"),
+            ("synthetic test", f"{data}/test.jsonl")]
     models = a.models.split(",")
     if a.average and len(models) < 2:
         sys.exit("--average needs two or more --models")

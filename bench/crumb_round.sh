@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Judges a round of new hand-written training mail as data/crumb/README.md says rounds are
-# judged: on data/crumb/judge.jsonl, mail by writers who wrote no training email.
+# judged: on data/crumb/judge.jsonl and judge2.jsonl, mail by writers who wrote no training email.
 #
 #   ROUTER=/tmp/build-avx2/apps/router bench/crumb_round.sh w89.jsonl w90.jsonl ...
 #
@@ -9,10 +9,11 @@
 # by the committed hash split (tools/crumb_hand_split.py; "with"). On each side the three seeds'
 # models are first trained without teachers, then taught by those three, as the recipe is; the
 # taught ones are judged. Prints one line per judged model:
-# accuracy and swap pairs on the judge mail and on the committed validation mail, and for seed 42
-# the synthetic test split; then the means over the seeds. A round is kept when its mean on the
-# judge mail is at least the committed mean in pairs and in accuracy, and seed 42 keeps the
-# synthetic test at 98% / 98% pairs. data/crumb/real-test.jsonl is never scored here.
+# accuracy and swap pairs on each judge's mail and on the committed validation mail, and for seed
+# 42 the synthetic test split; then the means over the seeds, for each judge and for the two
+# together. A round is kept when its mean on the two judges' mail together is at least the
+# committed mean in pairs and in accuracy, and seed 42 keeps the synthetic test at 98% / 98%
+# pairs. data/crumb/real-test.jsonl is never scored here.
 # Twelve trainings: about 75 minutes on two cores. UNTAUGHT=1 judges the untaught models (the
 # teachers) instead, and stops there: six trainings. Models are kept in OUT under the hash of all
 # they are made from (the hand-written mail, the synthetic training split, scripts/train-crumb.sh
@@ -22,7 +23,7 @@
 # OUT (default /tmp/crumb-round), UNTAUGHT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in "" | -h | --help) sed -n '2,22p' "$0"; exit 2 ;; esac
+case "${1:-}" in "" | -h | --help) sed -n '2,23p' "$0"; exit 2 ;; esac
 ROUTER=${ROUTER:-build/apps/router}
 if [[ ! -x $ROUTER ]]; then
   echo "crumb_round: no router at $ROUTER (build it, or set ROUTER)" >&2
@@ -81,9 +82,10 @@ for side in committed with; do
     fi
     model="$dir/crumb.json"
     read -r acc right groups < <(score "$model" data/crumb/judge.jsonl)
+    read -r acc2 right2 groups2 < <(score "$model" data/crumb/judge2.jsonl)
     read -r vacc vright vgroups < <(score "$model" data/crumb/hand/valid.jsonl)
-    line=$(printf '%s seed %s\tjudge %.4f %s/%s\tvalid %.4f %s/%s' "$side" "$seed" \
-      "$acc" "$right" "$groups" "$vacc" "$vright" "$vgroups")
+    line=$(printf '%s seed %s\tjudge %.4f %s/%s\tjudge2 %.4f %s/%s\tvalid %.4f %s/%s' "$side" \
+      "$seed" "$acc" "$right" "$groups" "$acc2" "$right2" "$groups2" "$vacc" "$vright" "$vgroups")
     if [[ $seed == 42 ]]; then
       read -r tacc tright tgroups < <(score "$model" data/crumb/test.jsonl)
       line+=$(printf '\tsynthetic test %.4f %s/%s' "$tacc" "$tright" "$tgroups")
@@ -91,6 +93,9 @@ for side in committed with; do
     echo "$line"
     lines+="$line"$'\n'
   done
-  awk -v side="$side" '{ split($6, p, "/"); a += $5; r += p[1]; n++ }
-    END { printf "%s mean\tjudge %.4f %.2f pairs\n", side, a / n, r / n }' <<< "${lines%$'\n'}"
+  # The two judges' accuracies are weighed by their sizes (1,440 emails each).
+  awk -v side="$side" '{ split($6, p, "/"); split($9, q, "/"); a += $5; r += p[1]; a2 += $8
+      r2 += q[1]; n++ }
+    END { printf "%s mean\tjudge %.4f %.2f pairs\tjudge2 %.4f %.2f pairs\tboth %.4f %.2f pairs\n",
+      side, a / n, r / n, a2 / n, r2 / n, (a + a2) / (2 * n), (r + r2) / n }' <<< "${lines%$'\n'}"
 done
