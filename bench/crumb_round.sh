@@ -93,7 +93,7 @@ for side in committed with; do
     echo "$line"
     lines+="$line"$'\n'
   done
-  # The two judges' accuracies are weighed by their sizes (1,440 emails each).
+  # "both": the mean of the two judges' accuracies (1,440 and 1,438 emails) and the sum of pairs.
   awk -v side="$side" '{ split($6, p, "/"); split($9, q, "/"); a += $5; r += p[1]; a2 += $8
       r2 += q[1]; n++ }
     END { printf "%s mean\tjudge %.4f %.2f pairs\tjudge2 %.4f %.2f pairs\tboth %.4f %.2f pairs\n",
