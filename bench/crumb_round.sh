@@ -72,7 +72,7 @@ for side in committed with; do
     train "$OUT/$tag-teacher-$seed" "$seed" none
     teachers+="$OUT/$tag-teacher-$seed/crumb.json "
   done
-  lines=""
+  judged=""  # "ACCURACY PAIRS ACCURACY2 PAIRS2", a line per seed, for the means
   for seed in 42 43 44; do
     if [[ -n ${UNTAUGHT:-} ]]; then
       dir="$OUT/$tag-teacher-$seed"
@@ -91,11 +91,10 @@ for side in committed with; do
       line+=$(printf '\tsynthetic test %.4f %s/%s' "$tacc" "$tright" "$tgroups")
     fi
     echo "$line"
-    lines+="$line"$'\n'
+    judged+="$acc $right $acc2 $right2"$'\n'
   done
   # "both": the mean of the two judges' accuracies (1,440 and 1,438 emails) and the sum of pairs.
-  awk -v side="$side" '{ split($6, p, "/"); split($9, q, "/"); a += $5; r += p[1]; a2 += $8
-      r2 += q[1]; n++ }
+  awk -v side="$side" '{ a += $1; r += $2; a2 += $3; r2 += $4; n++ }
     END { printf "%s mean\tjudge %.4f %.2f pairs\tjudge2 %.4f %.2f pairs\tboth %.4f %.2f pairs\n",
-      side, a / n, r / n, a2 / n, r2 / n, (a + a2) / (2 * n), (r + r2) / n }' <<< "${lines%$'\n'}"
+      side, a / n, r / n, a2 / n, r2 / n, (a + a2) / (2 * n), (r + r2) / n }' <<< "${judged%$'\n'}"
 done
