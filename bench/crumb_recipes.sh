@@ -13,15 +13,16 @@
 # and 44) are trained first, on the same data with the recipe less its teachers, and kept in OUT
 # under the hash of all they are made from; flags given here change only the taught model.
 # One result line per run: the flags, training seconds, best epoch, then accuracy and
-# swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl (writers who wrote
-# no training email: what chooses among runs, data/crumb/README.md), on the synthetic dev split
+# swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl and judge2.jsonl
+# (writers who wrote no training email: what chooses among runs, data/crumb/README.md), on the
+# synthetic dev split
 # and on the synthetic test split; with no flags, whether the model is byte-identical to the
 # committed one. data/crumb/real-test.jsonl is never scored here: no run is chosen by it.
 # Environment: ROUTER (default build/apps/router), OUT (models and logs, default
 # /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
-# on it), TRAIN (one file instead of the joined training files), VALID, JUDGE, DEV and TEST
-# (default data/crumb/hand/valid.jsonl, data/crumb/judge.jsonl, data/crumb/dev.jsonl,
-# data/crumb/test.jsonl; paths relative to the repository's root).
+# on it), TRAIN (one file instead of the joined training files), VALID, JUDGE, JUDGE2, DEV and
+# TEST (default data/crumb/hand/valid.jsonl, data/crumb/judge.jsonl, data/crumb/judge2.jsonl,
+# data/crumb/dev.jsonl, data/crumb/test.jsonl; paths relative to the repository's root).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUTER=$(realpath "${ROUTER:-build/apps/router}")
@@ -30,15 +31,17 @@ THREADS=${THREADS:-2}
 TRAIN=${TRAIN:-}
 VALID=${VALID:-data/crumb/hand/valid.jsonl}
 JUDGE=${JUDGE:-data/crumb/judge.jsonl}
+JUDGE2=${JUDGE2:-data/crumb/judge2.jsonl}
 DEV=${DEV:-data/crumb/dev.jsonl}
 TEST=${TEST:-data/crumb/test.jsonl}
-case "${1:-}" in -h | --help) sed -n '2,24p' "$0"; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,25p' "$0"; exit 2 ;; esac
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 
 label="${*:-committed}"
 [[ $TEST == data/crumb/test.jsonl ]] || label="TEST=$TEST $label"
 [[ $DEV == data/crumb/dev.jsonl ]] || label="DEV=$DEV $label"
+[[ $JUDGE2 == data/crumb/judge2.jsonl ]] || label="JUDGE2=$JUDGE2 $label"
 [[ $JUDGE == data/crumb/judge.jsonl ]] || label="JUDGE=$JUDGE $label"
 [[ $VALID == data/crumb/hand/valid.jsonl ]] || label="VALID=$VALID $label"
 [[ -z $TRAIN ]] || label="TRAIN=$TRAIN $label"
@@ -104,9 +107,10 @@ score() {
   fi
   printf '%s_accuracy %.4f\t%s_pairs %s' "$1" "$(jq .accuracy <<< "$r")" "$1" "$pairs"
 }
-line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s\t%s' "$label" \
+line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s\t%s\t%s' "$label" \
   "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" "$(score valid "$VALID")" \
-  "$(score judge "$JUDGE")" "$(score dev "$DEV")" "$(score test "$TEST")")
+  "$(score judge "$JUDGE")" "$(score judge2 "$JUDGE2")" "$(score dev "$DEV")" \
+  "$(score test "$TEST")")
 if [[ $# -eq 0 && -z $TRAIN && $VALID == data/crumb/hand/valid.jsonl ]]; then
   if cmp -s "$model" models/crumb.json; then
     line+=$'\tidentical to models/crumb.json'
