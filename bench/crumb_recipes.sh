@@ -8,10 +8,11 @@
 #
 # The recipe is models/crumb.json's own `metadata.options`, given to `router train --config` on
 # scripts/train-crumb.sh's data (its training files joined: the synthetic training split and the
-# hand-written training mail twice over; the hand-written validation mail); flags given
-# here win. The recipe's teachers (scripts/train-crumb.sh's teacher-42.json ... of seeds 42, 43
-# and 44) are trained first, on the same data with the recipe less its teachers, and kept in OUT
-# under the hash of all they are made from; flags given here change only the taught model.
+# hand-written training mail, each twice over; the hand-written validation mail); flags given
+# here win. A recipe with teachers (teacher-42.json ... of seeds 42, 43 and 44, as the built-in
+# models had from step 12 to step 17) gets them trained first, on the same data with the recipe
+# less its teachers, and kept in OUT under the hash of all they are made from; flags given here
+# change only the taught model.
 # One result line per run: the flags, training seconds, best epoch, then accuracy and
 # swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl and judge2.jsonl
 # (writers who wrote no training email: what chooses among runs, data/crumb/README.md), on the
@@ -34,7 +35,7 @@ JUDGE=${JUDGE:-data/crumb/judge.jsonl}
 JUDGE2=${JUDGE2:-data/crumb/judge2.jsonl}
 DEV=${DEV:-data/crumb/dev.jsonl}
 TEST=${TEST:-data/crumb/test.jsonl}
-case "${1:-}" in -h | --help) sed -n '2,25p' "$0"; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,26p' "$0"; exit 2 ;; esac
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 

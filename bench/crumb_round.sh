@@ -6,24 +6,23 @@
 #
 # Trains the built-in recipe (scripts/train-crumb.sh, crumb.json only) with seeds 42, 43 and 44
 # twice: on the committed hand-written mail ("committed"), and with the new writers' files added
-# by the committed hash split (tools/crumb_hand_split.py; "with"). On each side the three seeds'
-# models are first trained without teachers, then taught by those three, as the recipe is; the
-# taught ones are judged. Prints one line per judged model:
+# by the committed hash split (tools/crumb_hand_split.py; "with"). TAUGHT=1 then teaches each
+# seed by the side's three models (router train --teacher, the recipe of steps 12-17 in
+# docs/benchmarks.md) and judges the taught ones instead. Prints one line per judged model:
 # accuracy and swap pairs on each judge's mail and on the committed validation mail, and for seed
 # 42 the synthetic test split; then the means over the seeds, for each judge and for the two
 # together. A round is kept when its mean on the two judges' mail together is at least the
 # committed mean in pairs and in accuracy, and seed 42 keeps the synthetic test at 98% / 98%
 # pairs. data/crumb/real-test.jsonl is never scored here.
-# Twelve trainings: about 75 minutes on two cores. UNTAUGHT=1 judges the untaught models (the
-# teachers) instead, and stops there: six trainings. Models are kept in OUT under the hash of all
-# they are made from (the hand-written mail, the synthetic training split, scripts/train-crumb.sh
-# and the router binary) and used again, so a run can be resumed and "committed" is trained once
-# for several rounds.
+# Six trainings: about 50 minutes on two cores; twelve with TAUGHT=1. Models are kept in OUT
+# under the hash of all they are made from (the hand-written mail, the synthetic training split,
+# scripts/train-crumb.sh and the router binary) and used again, so a run can be resumed and
+# "committed" is trained once for several rounds.
 # Environment: ROUTER (a 256-bit build, as for scripts/train-crumb.sh; default build/apps/router),
-# OUT (default /tmp/crumb-round), UNTAUGHT.
+# OUT (default /tmp/crumb-round), TAUGHT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in "" | -h | --help) sed -n '2,23p' "$0"; exit 2 ;; esac
+case "${1:-}" in "" | -h | --help) sed -n '2,22p' "$0"; exit 2 ;; esac
 ROUTER=${ROUTER:-build/apps/router}
 if [[ ! -x $ROUTER ]]; then
   echo "crumb_round: no router at $ROUTER (build it, or set ROUTER)" >&2
@@ -74,11 +73,11 @@ for side in committed with; do
   done
   judged=""  # "ACCURACY PAIRS ACCURACY2 PAIRS2", a line per seed, for the means
   for seed in 42 43 44; do
-    if [[ -n ${UNTAUGHT:-} ]]; then
-      dir="$OUT/$tag-teacher-$seed"
-    else
+    if [[ -n ${TAUGHT:-} ]]; then
       dir="$OUT/$tag-$seed"
       train "$dir" "$seed" "$teachers"
+    else
+      dir="$OUT/$tag-teacher-$seed"
     fi
     model="$dir/crumb.json"
     read -r acc right groups < <(score "$model" data/crumb/judge.jsonl)
