@@ -66,6 +66,8 @@ for side in committed with; do
   fi
   tag=$(cat "${hand[@]}" data/crumb/train.jsonl scripts/train-crumb.sh "$ROUTER" | sha256sum |
     cut -c 1-12)
+  # The recipe's own models, one a seed: what is judged, and with TAUGHT=1 the teachers (the
+  # folders keep the name they had when every recipe was taught, so old caches still match).
   teachers=""
   for seed in 42 43 44; do
     train "$OUT/$tag-teacher-$seed" "$seed" none
