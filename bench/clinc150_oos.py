@@ -20,12 +20,12 @@ Usage (from the project root, after scripts/build.sh; the data is read where it 
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 import time
 
+import fasttext_cli
 from jsonl import load, one_line, save
 
 
@@ -114,8 +114,7 @@ def main():
     ap.add_argument("--clinc", default="../shared/datasets/clinc150")
     ap.add_argument("extra", nargs="*", help="more `router train` flags (after --)")
     a = ap.parse_args()
-    if shutil.which("fasttext") is None:  # checked first: the router rows take minutes
-        sys.exit("fasttext not found (Debian: apt-get install fasttext)")
+    fasttext_cli.require()  # the router rows take minutes
     c = lambda name: load(os.path.join(a.clinc, name + ".jsonl"))
     train, valid, test = c("train") + c("oos_train"), c("valid") + c("oos_valid"), c("test") + c(
         "oos_test")

@@ -24,11 +24,11 @@ the project root, after scripts/build.sh):
 import argparse
 import collections
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
 
+import fasttext_cli
 from jsonl import load, one_line, save
 
 BUSINESS = ["refund_item", "refund_delivery_fee", "replace_item", "cancel_order", "change_order",
@@ -172,9 +172,8 @@ def main():
         sys.exit("--writers and --writer-groups go with --cross-writer")
     if a.writers and a.writer_groups:
         sys.exit("--writers and --writer-groups: give one")
-    if a.autotune > 0 and shutil.which("fasttext") is None:  # before anything slow runs
-        sys.exit("crumb_real: no fasttext on PATH (Debian's package fasttext), "
-                 "or --autotune 0 to score router alone")
+    if a.autotune > 0:
+        fasttext_cli.require(", or --autotune 0 to score router alone")
     writers = []
     if a.cross_writer:  # the writers, checked before anything slow runs
         hand_train = load(f"{data}/hand/train.jsonl")

@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 
+import fasttext_cli
 from jsonl import load, one_line
 
 
@@ -70,6 +71,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=25)
     ap.add_argument("--lr", type=float, default=0.5)
     a = ap.parse_args()
+    fasttext_cli.require()
     train = load(os.path.join(a.data, "train.jsonl"))
     test_path = os.path.join(a.data, "test.jsonl")
     test = load(test_path)
