@@ -17,7 +17,8 @@
 # swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl and judge2.jsonl
 # (writers who wrote no training email: what chooses among runs, data/crumb/README.md), on the
 # synthetic dev split and on the synthetic test split; with no flags, whether the model is
-# byte-identical to the committed one. data/crumb/real-test.jsonl is never scored here: no run is chosen by it.
+# byte-identical to the committed one. data/crumb/real-test.jsonl is never scored here: no run
+# is chosen by it.
 # Environment: ROUTER (default build/apps/router), OUT (models and logs, default
 # /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
 # on it), TRAIN (one file instead of the joined training files), VALID, JUDGE, JUDGE2, DEV and
@@ -34,7 +35,7 @@ JUDGE=${JUDGE:-data/crumb/judge.jsonl}
 JUDGE2=${JUDGE2:-data/crumb/judge2.jsonl}
 DEV=${DEV:-data/crumb/dev.jsonl}
 TEST=${TEST:-data/crumb/test.jsonl}
-case "${1:-}" in -h | --help) sed -n '2,25p' "$0"; exit 2 ;; esac
+case "${1:-}" in -h | --help) sed -n '2,26p' "$0"; exit 2 ;; esac
 # Every file scored after the training is checked before it, so a misspelt one costs no training.
 for var in VALID JUDGE JUDGE2 DEV TEST ${TRAIN:+TRAIN}; do
   if [[ ! -f ${!var} || ! -r ${!var} ]]; then
