@@ -29,10 +29,11 @@ if [[ ! -x $ROUTER ]]; then
   exit 1
 fi
 ROUTER=$(realpath "$ROUTER")
+# The round's files are checked first, so that a bad one leaves no OUT folder behind.
+python3 tools/crumb_hand_check.py "$@" > /dev/null
 OUT=${OUT:-/tmp/crumb-round}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
-python3 tools/crumb_hand_check.py "$@" > /dev/null
 
 python3 tools/crumb_hand_split.py "$OUT/round-train.jsonl" "$OUT/round-valid.jsonl" "$@"
 cat data/crumb/hand/train.jsonl "$OUT/round-train.jsonl" > "$OUT/with-train.jsonl"
