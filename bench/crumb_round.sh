@@ -3,6 +3,7 @@
 # judged: on data/crumb/judge.jsonl and judge2.jsonl, mail by writers who wrote no training email.
 #
 #   ROUTER=/tmp/build-avx2/apps/router bench/crumb_round.sh w89.jsonl w90.jsonl ...
+#   ROUTER=/tmp/build-avx2/apps/router bench/crumb_round.sh --committed   # the committed side only
 #
 # Trains the built-in recipe (scripts/train-crumb.sh, crumb.json only) with seeds 42, 43 and 44
 # twice: on the committed hand-written mail ("committed"), and with the new writers' files added
@@ -17,27 +18,40 @@
 # Six trainings: about 50 minutes on two cores; twelve with TAUGHT=1. Models are kept in OUT
 # under the hash of all they are made from (the hand-written mail, the synthetic training split,
 # scripts/train-crumb.sh and the router binary) and used again, so a run can be resumed and
-# "committed" is trained once for several rounds.
+# "committed" is trained once for several rounds. --committed trains and judges only that side
+# (three trainings, six with TAUGHT=1): the baseline for a rule, or a cache made ahead of a round.
 # Environment: ROUTER (a 256-bit build, as for scripts/train-crumb.sh; default build/apps/router),
 # OUT (default /tmp/crumb-round), TAUGHT.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-case "${1:-}" in "" | -h | --help) sed -n '2,22p' "$0"; exit 2 ;; esac
+case "${1:-}" in "" | -h | --help) sed -n '2,24p' "$0"; exit 2 ;; esac
 ROUTER=${ROUTER:-build/apps/router}
 if [[ ! -x $ROUTER ]]; then
   echo "crumb_round: no router at $ROUTER (build it, or set ROUTER)" >&2
   exit 1
 fi
 ROUTER=$(realpath "$ROUTER")
-# The round's files are checked first, so that a bad one leaves no OUT folder behind.
-python3 tools/crumb_hand_check.py "$@" > /dev/null
+sides=(committed with)
+if [[ $1 == --committed ]]; then
+  if [[ $# -gt 1 ]]; then
+    echo "crumb_round: --committed takes no round files" >&2
+    exit 2
+  fi
+  sides=(committed)
+  shift
+else
+  # The round's files are checked first, so that a bad one leaves no OUT folder behind.
+  python3 tools/crumb_hand_check.py "$@" > /dev/null
+fi
 OUT=${OUT:-/tmp/crumb-round}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 
-python3 tools/crumb_hand_split.py "$OUT/round-train.jsonl" "$OUT/round-valid.jsonl" "$@"
-cat data/crumb/hand/train.jsonl "$OUT/round-train.jsonl" > "$OUT/with-train.jsonl"
-cat data/crumb/hand/valid.jsonl "$OUT/round-valid.jsonl" > "$OUT/with-valid.jsonl"
+if [[ ${sides[*]} == *with* ]]; then
+  python3 tools/crumb_hand_split.py "$OUT/round-train.jsonl" "$OUT/round-valid.jsonl" "$@"
+  cat data/crumb/hand/train.jsonl "$OUT/round-train.jsonl" > "$OUT/with-train.jsonl"
+  cat data/crumb/hand/valid.jsonl "$OUT/round-valid.jsonl" > "$OUT/with-valid.jsonl"
+fi
 
 # "ACCURACY PAIRS_RIGHT PAIR_GROUPS" of one model on one file.
 score() {
@@ -59,7 +73,7 @@ train() {
   fi
 }
 
-for side in committed with; do
+for side in "${sides[@]}"; do
   if [[ $side == with ]]; then
     hand=("$OUT/with-train.jsonl" "$OUT/with-valid.jsonl")
   else
