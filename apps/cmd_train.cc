@@ -426,9 +426,10 @@ void add_architecture_options(CLI::App& cmd, TrainCli& t) {
   add("--positional", "positional", t.positional, "sinusoidal or none")
       ->check(CLI::IsMember({"sinusoidal", "none"}));
   add("--pooling", "pooling", t.pooling,
-      "mean or max: how token vectors become the email's vector (max: each column's largest "
-      "value, so one clause is not diluted in a long email)")
-      ->check(CLI::IsMember({"mean", "max"}));
+      "mean, max or attention: how token vectors become the email's vector (max: each "
+      "column's largest value, so one clause is not diluted in a long email; attention: a "
+      "mean weighed by a learned query, starting as the mean)")
+      ->check(CLI::IsMember({"mean", "max", "attention"}));
   add("--local-heads", "local_heads", t.o.local_heads,
       "Heads of the first layer that start out attending to the previous and the next token, "
       "alternately (sinusoidal positions; a starting point training may change)")

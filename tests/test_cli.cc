@@ -630,22 +630,34 @@ TEST_F(Cli, TrainConfigFileAppliesAndFlagsOverrideIt) {
   EXPECT_FALSE(fs::exists(path("u.json")) || fs::exists(path("r.json")));
 }
 
-TEST_F(Cli, TrainPoolingMaxIsRecordedAndUsed) {
-  const std::string out = path("max.json");
-  const Result t =
-      run("-q train --train " + quote(kTrain) + " -o " + quote(out) + kSmall + " --pooling max");
-  ASSERT_EQ(t.code, 0) << t.err;
-  const Result info = run("info --json -m " + quote(out));
-  ASSERT_EQ(info.code, 0) << info.err;
-  const json j = json::parse(info.out);
-  EXPECT_EQ(j["config"]["pooling"], "max");
-  EXPECT_EQ(j["metadata"]["options"]["pooling"], "max");
-  EXPECT_EQ(json::parse(slurp(out))["config"]["pooling"], "max");
-  const Result text = run("info -m " + quote(out));
-  EXPECT_NE(text.out.find("encoder, max pooling"), std::string::npos) << text.out;
-  const Result c = run("classify -m " + quote(out) + " 'where is my order'");
-  ASSERT_EQ(c.code, 0) << c.err;
-  expect_label_line(split(c.out, '\n')[0]);
+TEST_F(Cli, TrainPoolingIsRecordedAndUsed) {
+  for (const std::string pooling : {"max", "attention"}) {
+    SCOPED_TRACE(pooling);
+    const std::string out = path(pooling + ".json");
+    const Result t = run("-q train --train " + quote(kTrain) + " -o " + quote(out) + kSmall +
+                         " --pooling " + pooling);
+    ASSERT_EQ(t.code, 0) << t.err;
+    const Result info = run("info --json -m " + quote(out));
+    ASSERT_EQ(info.code, 0) << info.err;
+    const json j = json::parse(info.out);
+    EXPECT_EQ(j["config"]["pooling"], pooling);
+    EXPECT_EQ(j["metadata"]["options"]["pooling"], pooling);
+    const json file = json::parse(slurp(out));
+    EXPECT_EQ(file["config"]["pooling"], pooling);
+    // Only attention pooling has a query, and training has moved it from 0 (the mean).
+    EXPECT_EQ(file["tensors"].contains("pool.query"), pooling == "attention");
+    if (pooling == "attention") {
+      double largest = 0;
+      for (double v : file["tensors"]["pool.query"]["data"])
+        largest = std::max(largest, std::abs(v));
+      EXPECT_GT(largest, 0.0);
+    }
+    const Result text = run("info -m " + quote(out));
+    EXPECT_NE(text.out.find("encoder, " + pooling + " pooling"), std::string::npos) << text.out;
+    const Result c = run("classify -m " + quote(out) + " 'where is my order'");
+    ASSERT_EQ(c.code, 0) << c.err;
+    expect_label_line(split(c.out, '\n')[0]);
+  }
 
   const Result bad = run("train --train " + quote(kTrain) + " -o " + quote(path("bad.json")) +
                          kSmall + " --pooling sum");

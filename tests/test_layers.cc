@@ -429,6 +429,57 @@ TEST(MaxPool, GradientCheck) {
   }
 }
 
+TEST(AttentionPool, MatchesPyTorch) {
+  const auto& f = fixtures()["attention_pool"];
+  M z = as_matrix<double>(f["z"]), pooled, weights;  // (B*T, D); padding slots of email 0 hold 10.0
+  const V q = as_vector<double>(f["query"]);
+  const auto lengths = f["lengths"].get<std::vector<int>>();
+  const int T = f["z"]["shape"][1];
+  attention_pool_forward(z, q, T, lengths, pooled, weights);
+  EXPECT_TRUE(all_close("pooled", pooled, as_matrix<double>(f["pooled"]), 1e-12));
+  M dz = M::Zero(z.rows(), z.cols());
+  V dq = V::Zero(q.size());
+  attention_pool_backward(as_matrix<double>(f["dpooled"]), z, q, T, lengths, weights, dz, dq);
+  EXPECT_TRUE(all_close("dz", dz, as_matrix<double>(f["dz"]), 1e-12));
+  EXPECT_TRUE(all_close("dquery", dq, as_vector<double>(f["dquery"]), 1e-12));
+}
+
+TEST(AttentionPool, GradientCheck) {
+  const int T = 6, D = 5;
+  const std::vector<int> lengths = {4, 6, 1};
+  M z = random_matrix(3 * T, D, 23), R = random_matrix(3, D, 24), pooled, weights;
+  V q = random_matrix(D, 1, 25, 2.0);  // far from 0, so the weights are far from equal
+  for (int b = 0; b < 3; ++b) {        // padding that would change every sum it leaked into
+    z.block(b * T + lengths[b], 0, T - lengths[b], D).setConstant(10.0);
+  }
+  auto loss = [&] {
+    attention_pool_forward(z, q, T, lengths, pooled, weights);
+    return (pooled.array() * R.array()).sum();
+  };
+  loss();
+  M dz = M::Zero(z.rows(), z.cols());
+  V dq = V::Zero(D);
+  attention_pool_backward(R, z, q, T, lengths, weights, dz, dq);
+  EXPECT_TRUE(grad_check("dz", z.data(), z.size(), dz.data(), loss));
+  EXPECT_TRUE(grad_check("dq", q.data(), q.size(), dq.data(), loss));
+  for (int b = 0; b < 3; ++b) {
+    EXPECT_NEAR(weights.row(b).sum(), 1.0, 1e-12);
+    EXPECT_EQ(weights.row(b).tail(T - lengths[b]).cwiseAbs().sum(), 0.0);
+    EXPECT_EQ(dz.block(b * T + lengths[b], 0, T - lengths[b], D).cwiseAbs().sum(), 0.0);
+  }
+  EXPECT_TRUE(all_close("one token", pooled.row(2), z.row(2 * T), 1e-15));
+}
+
+TEST(AttentionPool, ZeroQueryIsTheMean) {
+  const int T = 5, D = 4;
+  const std::vector<int> lengths = {3, 5};
+  const M z = random_matrix(2 * T, D, 26);
+  M mean, attended, weights;
+  mean_pool_forward(z, T, lengths, mean);
+  attention_pool_forward(z, V::Zero(D).eval(), T, lengths, attended, weights);
+  EXPECT_TRUE(all_close("pooled", attended, mean, 1e-15));
+}
+
 TEST(Dropout, MaskDependsOnlyOnKeyAndSite) {
   std::vector<uint64_t> keys = {7, 8};
   DropoutSpec spec{0.5, &keys};

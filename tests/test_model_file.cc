@@ -116,7 +116,10 @@ std::vector<Broken> broken_files() {
        [] { return edited([](ojson& j) { j["config"]["positional"] = "learned"; }); },
        "/config/positional", "got 'learned'"},
       {"unknown_pooling", [] { return edited([](ojson& j) { j["config"]["pooling"] = "sum"; }); },
-       "/config/pooling", "expected 'mean' or 'max', got 'sum'"},
+       "/config/pooling", "expected 'mean', 'max' or 'attention', got 'sum'"},
+      {"attention_pooling_without_its_query",
+       [] { return edited([](ojson& j) { j["config"]["pooling"] = "attention"; }); }, "/tensors",
+       "missing tensor 'pool.query'"},
       {"unknown_tensor",
        [] {
          return edited(
@@ -340,6 +343,29 @@ TEST(ModelFile, MaxPoolingRoundTripsAndIsUsed) {
   expect_same_predictions(m, router::load_model_from_string(json, "again.json"));
   const router::Model b = router::model_from_binary(router::model_to_binary(m), "max.bin");
   EXPECT_EQ(b.config().pooling, router::Pooling::kMax);
+  expect_same_predictions(m, b);
+  const router::Model mean = router::load_model_from_string(tiny_text(), "tiny.json");
+  EXPECT_NE(m.predict("please cancel my order 5521").probs,
+            mean.predict("please cancel my order 5521").probs);
+}
+
+// "pooling": "attention" brings its query tensor, kept through the JSON and the binary form; the
+// query is what predicts (zero would be the mean).
+TEST(ModelFile, AttentionPoolingRoundTripsAndIsUsed) {
+  const std::string text = edited([](ojson& j) {
+    j["config"]["pooling"] = "attention";
+    ojson q = j["tensors"]["norm.bias"];
+    for (size_t i = 0; i < q["data"].size(); ++i) q["data"][i] = (i % 3 == 0 ? 2.5 : -1.5);
+    j["tensors"]["pool.query"] = q;
+  });
+  const router::Model m = router::load_model_from_string(text, "attention.json");
+  EXPECT_EQ(m.config().pooling, router::Pooling::kAttention);
+  const std::string json = router::model_to_json(m);
+  EXPECT_NE(json.find("\"pooling\":\"attention\""), std::string::npos);
+  EXPECT_NE(json.find("\"pool.query\""), std::string::npos);
+  expect_same_predictions(m, router::load_model_from_string(json, "again.json"));
+  const router::Model b = router::model_from_binary(router::model_to_binary(m), "attention.bin");
+  EXPECT_EQ(b.config().pooling, router::Pooling::kAttention);
   expect_same_predictions(m, b);
   const router::Model mean = router::load_model_from_string(tiny_text(), "tiny.json");
   EXPECT_NE(m.predict("please cancel my order 5521").probs,

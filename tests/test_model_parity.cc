@@ -31,7 +31,7 @@ Fixture load(const std::string& name) {
   f.config.d_ff = c["d_ff"];
   f.config.max_len = c["max_len"];
   f.config.positional = c["positional"] == "none" ? Positional::kNone : Positional::kSinusoidal;
-  f.config.pooling = c["pooling"] == "max" ? Pooling::kMax : Pooling::kMean;
+  f.config.pooling = pooling_from_string(c["pooling"]);
   f.config.vocab_size = f.j["vocab_size"];
   f.config.num_labels = f.j["num_labels"];
   f.batch.B = f.j["ids"]["shape"][0];
@@ -173,6 +173,37 @@ TEST(ModelParity, MaxPooling) {
       all_close("pooled", cache.pooled, as_matrix<double>(f.j["forward"]["pooled"]), 1e-10, 1e-10));
   EXPECT_TRUE(
       all_close("logits", cache.logits, as_matrix<double>(f.j["forward"]["logits"]), 1e-10, 1e-10));
+}
+
+TEST(ModelParity, AttentionPooling) {
+  const Fixture f = load("model_small_attnpool.json");
+  ASSERT_EQ(f.config.pooling, Pooling::kAttention);
+  check_gradients<double>(f, 1e-10);
+  check_gradients<float>(f, 1e-4);
+  const Params<double> p = load_params<double>(f.config, f.j["params"]);
+  const Mat<double> pos = sinusoid_table(f.config.max_len, f.config.d_model);
+  ForwardCache<double> cache;
+  encoder_forward(p, f.config, pos, f.batch, 0.0, cache);
+  EXPECT_TRUE(
+      all_close("pooled", cache.pooled, as_matrix<double>(f.j["forward"]["pooled"]), 1e-10, 1e-10));
+  EXPECT_TRUE(
+      all_close("logits", cache.logits, as_matrix<double>(f.j["forward"]["logits"]), 1e-10, 1e-10));
+  // The prediction path pools the same way.
+  const Mat<double> logits = encoder_logits(p, inference_weights(p), f.config, pos, f.batch);
+  EXPECT_TRUE(all_close("encoder_logits", logits, cache.logits, 1e-10, 1e-10));
+  // And gives an email the same bits alone as in a padded batch.
+  const Params<float> pf = load_params<float>(f.config, f.j["params"]);
+  const InferenceWeights<float> wf = inference_weights(pf);
+  const Mat<float> posf = pos.cast<float>();
+  const Mat<float> together = encoder_logits(pf, wf, f.config, posf, f.batch);
+  for (int b = 0; b < f.batch.B; ++b) {
+    const std::vector<int32_t> ids(f.batch.ids.begin() + b * f.batch.T,
+                                   f.batch.ids.begin() + b * f.batch.T + f.batch.lengths[b]);
+    const Mat<float> alone = encoder_logits(pf, wf, f.config, posf, make_batch({&ids}));
+    for (Eigen::Index k = 0; k < alone.cols(); ++k) {
+      EXPECT_EQ(alone(0, k), together(b, k)) << "email " << b << ", label " << k;
+    }
+  }
 }
 
 TEST(ModelParity, NoPositionsIgnoresTokenOrder) {

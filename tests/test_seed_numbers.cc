@@ -94,6 +94,14 @@ TEST(ParameterCount, ModelTensorsMatchConfig) {
   EXPECT_EQ(attention, 16384);
   EXPECT_EQ(count_params(p),
             100 * 64 + 16384 + 4 * 64 + 64 * 128 + 128 + 128 * 64 + 64 + 2 * 64 + 5 * 64 + 5);
+  // Attention pooling adds one query of d_model values, between the final norm and the classifier.
+  const int64_t mean_pooled = count_params(p);
+  c.pooling = Pooling::kAttention;
+  p = zeros_like_config<float>(c);
+  EXPECT_EQ(count_params(p), mean_pooled + 64);
+  const auto names = tensors(p);
+  EXPECT_EQ(names[names.size() - 3].name, "pool.query");
+  EXPECT_FALSE(names[names.size() - 3].decay);
 }
 
 // A training shard's gradient is cleared except its embedding table, which keeps its values.

@@ -112,6 +112,17 @@ TEST(Train, LocalHeadsAreReproducibleAcrossThreads) {
   EXPECT_THROW(train_model(train, valid, o, {}, r), UsageError) << "no layer to start";
 }
 
+// Attention pooling's query is trained like every other tensor: one model for any thread count,
+// recorded, and the order task is learnt.
+TEST(Train, AttentionPoolingIsReproducibleAcrossThreads) {
+  const OptionRuns runs =
+      train_with([](TrainOptions& o) { o.config.pooling = Pooling::kAttention; });
+  EXPECT_EQ(runs.one_thread, runs.two_threads) << "1 and 2 threads gave different models";
+  EXPECT_NE(runs.one_thread, runs.without);
+  EXPECT_EQ(options_json(runs.options)["pooling"], "attention");
+  EXPECT_GE(runs.result.valid_accuracy, 0.9) << "which word comes first";
+}
+
 TEST(Train, UpdateAverageMovesEveryValueTowardTheWeights) {
   Config c;
   c.d_model = 8, c.n_heads = 2, c.n_layers = 1, c.d_ff = 16, c.vocab_size = 300, c.num_labels = 3;

@@ -157,6 +157,16 @@ def model_small_maxpool():
     return doc
 
 
+def model_small_attnpool():
+    model, cfg = small_model("sinusoidal", seed=20240604, pooling="attention")
+    doc = model_header(model, cfg)
+    rec, loss, grads = loss_and_grads(model)
+    doc["forward"] = {n: T(rec[n]) for n in ("norm", "pooled", "logits", "probs")}
+    doc["loss"] = loss
+    doc["grads"] = grads
+    return doc
+
+
 def grads_of(out, dout, inputs):
     return torch.autograd.grad(out, inputs, dout, retain_graph=True)
 
@@ -244,6 +254,21 @@ def layers():
     (dlogits,) = torch.autograd.grad(loss, logits)
     doc["soft_cross_entropy"] = {"logits": T(logits), "q": T(q), "loss": float(loss),
                                  "dlogits": T(dlogits)}
+
+    # Attention pooling over the real tokens: the padding slots hold the largest values and
+    # would take most of the weight if they were scored.
+    pool = ref.AttentionPool(3).to(DT)
+    with torch.no_grad():
+        pool.query.copy_(randn(gen, 3, std=2.0))
+    z = randn(gen, 2, 5, 3)
+    z[0, 3:] = 10.0
+    z.requires_grad_(True)
+    pooled = pool(z, lengths)
+    dpooled = randn(gen, 2, 3)
+    dz, dq = grads_of(pooled, dpooled, (z, pool.query))
+    doc["attention_pool"] = {"z": T(z), "query": T(pool.query), "lengths": lengths.tolist(),
+                             "pooled": T(pooled), "dpooled": T(dpooled), "dz": T(dz),
+                             "dquery": T(dq)}
     return doc
 
 
@@ -267,6 +292,7 @@ def main():
     for name, make in (("model_small.json", model_small),
                        ("model_small_nopos.json", model_small_nopos),
                        ("model_small_maxpool.json", model_small_maxpool),
+                       ("model_small_attnpool.json", model_small_attnpool),
                        ("layers.json", layers), ("sinusoid.json", sinusoid)):
         path = os.path.join(args.out, name)
         ref.write_atomic(path, ref.json_dumps(make()))

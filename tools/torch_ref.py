@@ -130,6 +130,21 @@ class Block(nn.Module):
         return x
 
 
+class AttentionPool(nn.Module):
+    """pooled_b = sum_{t < len} a_t z_t, a = softmax over the real tokens of z_t . q / sqrt(D).
+
+    q starts at 0, where every token weighs the same: mean pooling."""
+
+    def __init__(self, d_model):
+        super().__init__()
+        self.query = nn.Parameter(torch.zeros(d_model))
+
+    def forward(self, z, lengths):
+        scores = (z @ self.query) / math.sqrt(z.shape[-1])  # (B, T)
+        scores = scores.masked_fill(key_padding_mask(lengths, z.shape[1]), float("-inf"))
+        return (torch.softmax(scores, dim=1)[:, :, None] * z).sum(dim=1)
+
+
 class RouterRef(nn.Module):
     """The classifier. forward(ids (B, T) int64 padded with 0, lengths (B)) -> logits (B, K)."""
 
@@ -138,8 +153,8 @@ class RouterRef(nn.Module):
         super().__init__()
         if positional not in ("sinusoidal", "none"):
             raise ValueError(f"positional must be sinusoidal or none, got {positional!r}")
-        if pooling not in ("mean", "max") or norm != "pre":
-            raise ValueError("pooling must be mean or max, and norm pre")
+        if pooling not in ("mean", "max", "attention") or norm != "pre":
+            raise ValueError("pooling must be mean, max or attention, and norm pre")
         self.vocab_size, self.num_labels = vocab_size, num_labels
         self.d_model, self.n_heads, self.n_layers = d_model, n_heads, n_layers
         self.d_ff, self.max_len, self.positional = d_ff, max_len, positional
@@ -148,6 +163,8 @@ class RouterRef(nn.Module):
         self.layers = nn.ModuleList(
             [Block(d_model, n_heads, d_ff, dropout) for _ in range(n_layers)])
         self.norm = nn.LayerNorm(d_model, eps=LN_EPS)
+        if pooling == "attention":
+            self.pool = AttentionPool(d_model)  # registered here: state_dict order = file order
         self.classifier = nn.Linear(d_model, num_labels)  # Wc: (K, D), bc: (K)
         # A plain attribute, not a buffer: stays float64 whatever .to() does, and is not in
         # state_dict. It is rounded to the working type at use.
@@ -165,7 +182,7 @@ class RouterRef(nn.Module):
             for name, p in self.named_parameters():
                 if name == "embed.weight":
                     p.normal_(0.0, 1.0, generator=generator)
-                elif name.endswith("bias"):
+                elif name.endswith("bias") or name == "pool.query":
                     p.zero_()
                 elif is_layer_norm_param(name):
                     p.fill_(1.0)
@@ -193,6 +210,8 @@ class RouterRef(nn.Module):
         pad = key_padding_mask(lengths, T)[:, :, None]  # (B, T, 1)
         if self.pooling == "max":  # each column's largest value over the real tokens
             pooled = z.masked_fill(pad, float("-inf")).max(dim=1).values  # (B, D)
+        elif self.pooling == "attention":
+            pooled = self.pool(z, lengths)  # (B, D)
         else:
             pooled = z.masked_fill(pad, 0.0).sum(dim=1) / lengths.to(z.dtype)[:, None]  # (B, D)
         logits = self.classifier(pooled)  # (B, K)

@@ -12,12 +12,23 @@ Positional positional_from_string(const std::string& name) {
   throw UsageError("positional must be 'sinusoidal' or 'none', got '" + name + "'");
 }
 
-std::string to_string(Pooling p) { return p == Pooling::kMean ? "mean" : "max"; }
+std::string to_string(Pooling p) {
+  switch (p) {
+    case Pooling::kMean:
+      return "mean";
+    case Pooling::kMax:
+      return "max";
+    case Pooling::kAttention:
+      return "attention";
+  }
+  return "mean";
+}
 
 Pooling pooling_from_string(const std::string& name) {
   if (name == "mean") return Pooling::kMean;
   if (name == "max") return Pooling::kMax;
-  throw UsageError("pooling must be 'mean' or 'max', got '" + name + "'");
+  if (name == "attention") return Pooling::kAttention;
+  throw UsageError("pooling must be 'mean', 'max' or 'attention', got '" + name + "'");
 }
 
 nlohmann::json config_json(const Config& config) {

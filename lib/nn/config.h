@@ -10,9 +10,10 @@
 namespace router {
 
 enum class Positional { kSinusoidal, kNone };
-// How token vectors become one email vector: their mean, or each column's largest value (one
-// clause is not diluted by a long email; see docs/benchmarks.md).
-enum class Pooling { kMean, kMax };
+// How token vectors become one email vector: their mean, each column's largest value (one
+// clause is not diluted by a long email; see docs/benchmarks.md), or a mean weighed by a learned
+// query (attention: the model learns which tokens to listen to).
+enum class Pooling { kMean, kMax, kAttention };
 
 struct Config {
   int d_model = 64;

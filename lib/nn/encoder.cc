@@ -65,14 +65,21 @@ void embed(const Params<S>& P, const Config& c, const Mat<S>& positions, const B
   }
 }
 
-// pooled = the configured pooling of z over each email's real tokens; rows as max_pool_forward.
+// pooled = the configured pooling of z over each email's real tokens; rows as max_pool_forward,
+// weights as attention_pool_forward.
 template <typename S>
-void pool(const Config& c, const Mat<S>& z, const Batch& batch, Mat<S>& pooled,
-          std::vector<int>& rows) {
-  if (c.pooling == Pooling::kMax) {
-    max_pool_forward(z, batch.T, batch.lengths, pooled, rows);
-  } else {
-    mean_pool_forward(z, batch.T, batch.lengths, pooled);
+void pool(const Params<S>& P, const Config& c, const Mat<S>& z, const Batch& batch, Mat<S>& pooled,
+          std::vector<int>& rows, Mat<S>& weights) {
+  switch (c.pooling) {
+    case Pooling::kMax:
+      max_pool_forward(z, batch.T, batch.lengths, pooled, rows);
+      break;
+    case Pooling::kAttention:
+      attention_pool_forward(z, P.pool_q, batch.T, batch.lengths, pooled, weights);
+      break;
+    case Pooling::kMean:
+      mean_pool_forward(z, batch.T, batch.lengths, pooled);
+      break;
   }
 }
 
@@ -107,7 +114,7 @@ void encoder_forward(const Params<S>& P, const Config& c, const Mat<S>& position
     add_dropped(spec, site_of(l, 2), batch, k.h, k.ff_out, k.drop2, next);
   }
   layernorm_forward(cache.x_final, P.norm_w, P.norm_b, cache.z, cache.lnf);
-  pool(c, cache.z, batch, cache.pooled, cache.pool_rows);
+  pool(P, c, cache.z, batch, cache.pooled, cache.pool_rows, cache.pool_weights);
   linear_forward(cache.pooled, P.cls_w, &P.cls_b, cache.logits);
 }
 
@@ -125,7 +132,7 @@ InferenceWeights<S> inference_weights(const Params<S>& P) {
 template <typename S>
 Mat<S> encoder_logits(const Params<S>& P, const InferenceWeights<S>& Wt, const Config& c,
                       const Mat<S>& positions, const Batch& batch, const S* embed_rows) {
-  Mat<S> x, u, branch, pre, act, pooled, logits;
+  Mat<S> x, u, branch, pre, act, pooled, weights, logits;
   embed(P, c, positions, batch, embed_rows, x);
   LayerNormCache<S> stats;  // written, not needed
   for (size_t l = 0; l < P.layers.size(); ++l) {
@@ -142,7 +149,7 @@ Mat<S> encoder_logits(const Params<S>& P, const InferenceWeights<S>& Wt, const C
   }
   layernorm_forward(x, P.norm_w, P.norm_b, u, stats);
   std::vector<int> rows;
-  pool(c, u, batch, pooled, rows);
+  pool(P, c, u, batch, pooled, rows, weights);
   linear_forward_transposed(pooled, Wt.cls, &P.cls_b, logits);
   return logits;
 }
@@ -176,12 +183,19 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
   defer([&dlogits, &cache, &G] {
     linear_backward_weights(dlogits, cache.pooled, G.cls_w, &G.cls_b);
   });
-  // pooled = mean_{t < len} z_t, or max_{t < len} z_t per column
+  // pooled = mean_{t < len} z_t, max_{t < len} z_t per column, or sum_t softmax_t(z_t . q) z_t
   Mat<S> dz = Mat<S>::Zero(N, D);
-  if (c.pooling == Pooling::kMax) {
-    max_pool_backward(dpooled, cache.pool_rows, dz);
-  } else {
-    mean_pool_backward(dpooled, T, batch.lengths, dz);
+  switch (c.pooling) {
+    case Pooling::kMax:
+      max_pool_backward(dpooled, cache.pool_rows, dz);
+      break;
+    case Pooling::kAttention:
+      attention_pool_backward(dpooled, cache.z, P.pool_q, T, batch.lengths, cache.pool_weights, dz,
+                              G.pool_q);
+      break;
+    case Pooling::kMean:
+      mean_pool_backward(dpooled, T, batch.lengths, dz);
+      break;
   }
   // z = LNf(x_final)
   Mat<S> dx = Mat<S>::Zero(N, D);

@@ -1,8 +1,8 @@
 // The whole encoder over a padded batch: embeddings + positions -> L pre-norm blocks -> final
-// norm -> mean or max pooling -> classifier. forward() fills a cache with every intermediate
-// (explain reads the attention maps from it); backward() walks the same layers in exact reverse
-// order and accumulates into a gradient Params. Legend: B emails, T padded length, D d_model, K
-// labels.
+// norm -> mean, max or attention pooling -> classifier. forward() fills a cache with every
+// intermediate (explain reads the attention maps from it); backward() walks the same layers in
+// exact reverse order and accumulates into a gradient Params. Legend: B emails, T padded length, D
+// d_model, K labels.
 #pragma once
 
 #include <cstdint>
@@ -57,6 +57,7 @@ struct ForwardCache {
   Mat<S> z;                    // (N, D)
   Mat<S> pooled;               // (B, D)
   std::vector<int> pool_rows;  // (B*D) with max pooling: the row of z each pooled value is from
+  Mat<S> pool_weights;         // (B, T) with attention pooling: each token's weight
   Mat<S> logits;               // (B, K)
 };
 

@@ -378,6 +378,57 @@ void max_pool_backward(const Mat<S>& dpooled, const std::vector<int>& rows, Mat<
 }
 
 // ---------------------------------------------------------------------------------------------
+// Attention pooling
+
+template <typename S>
+void attention_pool_forward(const Mat<S>& z, const Vec<S>& q, int T,
+                            const std::vector<int>& lengths, Mat<S>& pooled, Mat<S>& weights) {
+  // Plain loops, each sum in one fixed order: an email's bits must not depend on where its rows
+  // sit in the batch (Eigen's products and exp may take other paths at other alignments).
+  const int B = static_cast<int>(lengths.size());
+  const Eigen::Index D = z.cols();
+  const S scale = S(1) / std::sqrt(S(D));
+  pooled.setZero(B, D);
+  weights.setZero(B, T);
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b];
+    S top = -std::numeric_limits<S>::infinity();
+    for (int t = 0; t < n; ++t) {
+      S s = 0;
+      for (Eigen::Index d = 0; d < D; ++d) s += z(b * T + t, d) * q(d);
+      weights(b, t) = s * scale;
+      top = std::max(top, weights(b, t));
+    }
+    S sum = 0;
+    for (int t = 0; t < n; ++t) sum += weights(b, t) = std::exp(weights(b, t) - top);
+    for (int t = 0; t < n; ++t) {
+      weights(b, t) /= sum;
+      for (Eigen::Index d = 0; d < D; ++d) pooled(b, d) += weights(b, t) * z(b * T + t, d);
+    }
+  }
+}
+
+template <typename S>
+void attention_pool_backward(const Mat<S>& dpooled, const Mat<S>& z, const Vec<S>& q, int T,
+                             const std::vector<int>& lengths, const Mat<S>& weights, Mat<S>& dz,
+                             Vec<S>& dq) {
+  const int B = static_cast<int>(lengths.size());
+  const S scale = S(1) / std::sqrt(S(z.cols()));
+  for (int b = 0; b < B; ++b) {
+    const int n = lengths[b];
+    const auto zb = z.block(b * T, 0, n, z.cols());
+    const RowVec<S> a = weights.row(b).head(n);
+    // pooled = sum_t a_t z_t: d a_t = dpooled . z_t; through the softmax, d s_t = a_t (d a_t -
+    // sum_u a_u d a_u); s_t = z_t . q * scale.
+    const RowVec<S> da = (zb * dpooled.row(b).transpose()).transpose();
+    const RowVec<S> ds = (a.array() * (da.array() - a.dot(da))).matrix() * scale;
+    dz.block(b * T, 0, n, z.cols()) +=
+        a.transpose() * dpooled.row(b) + ds.transpose() * q.transpose();
+    dq += (ds * zb).transpose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Softmax cross-entropy with label smoothing
 
 template <typename S>
@@ -451,6 +502,11 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
   template void max_pool_forward<S>(const Mat<S>&, int, const std::vector<int>&, Mat<S>&,          \
                                     std::vector<int>&);                                            \
   template void max_pool_backward<S>(const Mat<S>&, const std::vector<int>&, Mat<S>&);             \
+  template void attention_pool_forward<S>(const Mat<S>&, const Vec<S>&, int,                       \
+                                          const std::vector<int>&, Mat<S>&, Mat<S>&);              \
+  template void attention_pool_backward<S>(const Mat<S>&, const Mat<S>&, const Vec<S>&, int,       \
+                                           const std::vector<int>&, const Mat<S>&, Mat<S>&,        \
+                                           Vec<S>&);                                               \
   template Vec<S> softmax<S>(const Vec<S>&, double);                                               \
   template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);        \
   template double softmax_xent<S>(const Mat<S>&, const Mat<double>&, Mat<S>&);

@@ -144,6 +144,18 @@ void max_pool_forward(const Mat<S>& z, int T, const std::vector<int>& lengths, M
 template <typename S>
 void max_pool_backward(const Mat<S>& dpooled, const std::vector<int>& rows, Mat<S>& dz);
 
+// ---- attention pooling: the real tokens weighed by softmax_t(z_t . q / sqrt(D)) ----
+// z: (B*T, D), q: (D) -> pooled: (B, D); weights: (B, T) each email's softmax, 0 past its length.
+// q = 0 weighs every token alike: mean pooling.
+template <typename S>
+void attention_pool_forward(const Mat<S>& z, const Vec<S>& q, int T,
+                            const std::vector<int>& lengths, Mat<S>& pooled, Mat<S>& weights);
+// dpooled: (B, D) -> dz += (B*T, D), dq += (D)
+template <typename S>
+void attention_pool_backward(const Mat<S>& dpooled, const Mat<S>& z, const Vec<S>& q, int T,
+                             const std::vector<int>& lengths, const Mat<S>& weights, Mat<S>& dz,
+                             Vec<S>& dq);
+
 // ---- softmax cross-entropy with label smoothing, mean over the batch ----
 // logits: (B, K), targets: (B) -> loss; dlogits = d loss / d logits (B, K), overwritten.
 template <typename S>

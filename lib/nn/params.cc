@@ -30,6 +30,7 @@ Params<S> zeros_like_config(const Config& c) {
   }
   p.norm_w = Vec<S>::Zero(D);
   p.norm_b = Vec<S>::Zero(D);
+  if (c.pooling == Pooling::kAttention) p.pool_q = Vec<S>::Zero(D);
   p.cls_w = Mat<S>::Zero(c.num_labels, D);
   p.cls_b = Vec<S>::Zero(c.num_labels);
   return p;

@@ -29,6 +29,7 @@ struct Params {
   Mat<S> embed;                        // (V, D)
   std::vector<LayerParams<S>> layers;  // L
   Vec<S> norm_w, norm_b;               // (D)
+  Vec<S> pool_q;                       // (D) with attention pooling, else empty
   Mat<S> cls_w;                        // (K, D)
   Vec<S> cls_b;                        // (K)
 };
@@ -85,6 +86,9 @@ void for_each_tensor(F&& f, P& p, Ps&... more) {
   }
   f("norm.weight", false, p.norm_w, more.norm_w...);
   f("norm.bias", false, p.norm_b, more.norm_b...);
+  // Only a model with attention pooling has a query; a zero query is mean pooling, so weight
+  // decay would pull it towards mean pooling rather than towards a simpler model: none.
+  if (p.pool_q.size()) f("pool.query", false, p.pool_q, more.pool_q...);
   f("classifier.weight", true, p.cls_w, more.cls_w...);
   f("classifier.bias", false, p.cls_b, more.cls_b...);
 }
