@@ -147,24 +147,22 @@ def model_small_nopos():
     return doc
 
 
-def model_small_maxpool():
-    model, cfg = small_model("sinusoidal", seed=20240603, pooling="max")
+def model_small_pooled(pooling, seed):
+    model, cfg = small_model("sinusoidal", seed=seed, pooling=pooling)
     doc = model_header(model, cfg)
     rec, loss, grads = loss_and_grads(model)
     doc["forward"] = {n: T(rec[n]) for n in ("norm", "pooled", "logits", "probs")}
     doc["loss"] = loss
     doc["grads"] = grads
     return doc
+
+
+def model_small_maxpool():
+    return model_small_pooled("max", seed=20240603)
 
 
 def model_small_attnpool():
-    model, cfg = small_model("sinusoidal", seed=20240604, pooling="attention")
-    doc = model_header(model, cfg)
-    rec, loss, grads = loss_and_grads(model)
-    doc["forward"] = {n: T(rec[n]) for n in ("norm", "pooled", "logits", "probs")}
-    doc["loss"] = loss
-    doc["grads"] = grads
-    return doc
+    return model_small_pooled("attention", seed=20240604)
 
 
 def grads_of(out, dout, inputs):
