@@ -2,6 +2,7 @@
 // defaults (shown in --help) and can come from --config FILE.json; flags given on the command
 // line win over the file.
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -429,7 +430,8 @@ void add_architecture_options(CLI::App& cmd, TrainCli& t) {
       "mean, max or attention: how token vectors become the email's vector (max: each "
       "column's largest value, so one clause is not diluted in a long email; attention: a "
       "mean weighed by a learned query, starting as the mean)")
-      ->check(CLI::IsMember({"mean", "max", "attention"}));
+      ->check(CLI::IsMember(
+          std::vector<std::string>(std::begin(kPoolingNames), std::end(kPoolingNames))));
   add("--local-heads", "local_heads", t.o.local_heads,
       "Heads of the first layer that start out attending to the previous and the next token, "
       "alternately (sinusoidal positions; a starting point training may change)")

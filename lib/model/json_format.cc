@@ -129,7 +129,7 @@ Config read_config(const Checker& c, const json& j) {
     try {
       config.pooling = pooling_from_string(pool);
     } catch (const UsageError&) {
-      c.fail(p + "/pooling", "expected 'mean', 'max' or 'attention', got '" + pool + "'");
+      c.fail(p + "/pooling", "expected " + pooling_choices() + ", got '" + pool + "'");
     }
   }
   if (j.contains("norm") && c.string(j["norm"], p + "/norm") != "pre") {

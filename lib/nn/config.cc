@@ -1,5 +1,7 @@
 #include "nn/config.h"
 
+#include <iterator>
+
 #include "base/errors.h"
 
 namespace router {
@@ -12,23 +14,22 @@ Positional positional_from_string(const std::string& name) {
   throw UsageError("positional must be 'sinusoidal' or 'none', got '" + name + "'");
 }
 
-std::string to_string(Pooling p) {
-  switch (p) {
-    case Pooling::kMean:
-      return "mean";
-    case Pooling::kMax:
-      return "max";
-    case Pooling::kAttention:
-      return "attention";
-  }
-  return "mean";
-}
+std::string to_string(Pooling p) { return kPoolingNames[static_cast<int>(p)]; }
 
 Pooling pooling_from_string(const std::string& name) {
-  if (name == "mean") return Pooling::kMean;
-  if (name == "max") return Pooling::kMax;
-  if (name == "attention") return Pooling::kAttention;
-  throw UsageError("pooling must be 'mean', 'max' or 'attention', got '" + name + "'");
+  for (int i = 0; i < static_cast<int>(std::size(kPoolingNames)); ++i) {
+    if (name == kPoolingNames[i]) return static_cast<Pooling>(i);
+  }
+  throw UsageError("pooling must be " + pooling_choices() + ", got '" + name + "'");
+}
+
+std::string pooling_choices() {
+  std::string out;
+  const size_t n = std::size(kPoolingNames);
+  for (size_t i = 0; i < n; ++i) {
+    out += std::string(i == 0 ? "" : i + 1 == n ? " or " : ", ") + "'" + kPoolingNames[i] + "'";
+  }
+  return out;
 }
 
 nlohmann::json config_json(const Config& config) {

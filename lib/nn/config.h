@@ -14,6 +14,8 @@ enum class Positional { kSinusoidal, kNone };
 // clause is not diluted by a long email; see docs/benchmarks.md), or a mean weighed by a learned
 // query (attention: the model learns which tokens to listen to).
 enum class Pooling { kMean, kMax, kAttention };
+// Each pooling's name in model files and on the command line, in the enum's order.
+inline constexpr const char* kPoolingNames[] = {"mean", "max", "attention"};
 
 struct Config {
   int d_model = 64;
@@ -35,6 +37,8 @@ Positional positional_from_string(const std::string& name);
 std::string to_string(Pooling p);
 // Throws UsageError for an unknown name.
 Pooling pooling_from_string(const std::string& name);
+// The names as messages list them: "'mean', 'max' or 'attention'".
+std::string pooling_choices();
 
 // The integer members as the model file names them (its "config" object, the binary header,
 // training's options), in that order. Every reader and writer of a config loops over this table
