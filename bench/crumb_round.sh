@@ -31,7 +31,7 @@ if [[ ! -x $ROUTER ]]; then
   exit 1
 fi
 ROUTER=$(realpath "$ROUTER")
-sides=(committed with)
+sides=(committed with)  # "with" the round's files added
 if [[ $1 == --committed ]]; then
   if [[ $# -gt 1 ]]; then
     echo "crumb_round: --committed takes no round files" >&2
@@ -47,7 +47,7 @@ OUT=${OUT:-/tmp/crumb-round}
 mkdir -p "$OUT"
 OUT=$(realpath "$OUT")
 
-if [[ ${sides[*]} == *with* ]]; then
+if [[ $# -gt 0 ]]; then  # a round's files
   python3 tools/crumb_hand_split.py "$OUT/round-train.jsonl" "$OUT/round-valid.jsonl" "$@"
   cat data/crumb/hand/train.jsonl "$OUT/round-train.jsonl" > "$OUT/with-train.jsonl"
   cat data/crumb/hand/valid.jsonl "$OUT/round-valid.jsonl" > "$OUT/with-valid.jsonl"
