@@ -467,6 +467,11 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
           " when the training data has --out-of-scope examples, else 1)")
       ->check(CLI::Range(0, kMaxMembers))
       ->default_str("auto");
+  add("--pretrain-epochs", "pretrain_epochs", o.pretrain_epochs,
+      "Epochs of masked-token pretraining on the training emails' text before the labelled "
+      "epochs: the encoder learns to fill in masked words from the words around them, then "
+      "learns the labels from there (0 = none; not with --time-budget)")
+      ->check(CLI::Range(0, 100000));
   add("--patience", "patience", o.patience,
       "Stop after this many epochs without improvement (0 = never stop early)")
       ->check(CLI::Range(0, 100000));

@@ -669,7 +669,7 @@ TEST_F(Cli, TrainPoolingIsRecordedAndUsed) {
 TEST_F(Cli, TrainConfigFromAModelsMetadataRetrainsItExactly) {
   const std::string first = path("first.json");
   const Result a = run("-q train --train " + quote(kTrain) + " -o " + quote(first) + kSmall +
-                       " --seed 5 --lr 0.01 --token-dropout 0.1 --ema 0.9");
+                       " --seed 5 --lr 0.01 --token-dropout 0.1 --ema 0.9 --pretrain-epochs 1");
   ASSERT_EQ(a.code, 0) << a.err;
   // metadata.options spells heads and layers as the config does: n_heads, n_layers.
   const json options = json::parse(slurp(first))["metadata"]["options"];
@@ -688,6 +688,27 @@ TEST_F(Cli, TrainConfigFromAModelsMetadataRetrainsItExactly) {
   EXPECT_EQ(twice.code, 3) << twice.err;
   EXPECT_NE(twice.err.find("/n_heads and /heads"), std::string::npos) << twice.err;
   EXPECT_FALSE(fs::exists(path("t.json")));
+}
+
+// Pretraining is said in the log with how well the masked tokens were guessed, is recorded, and
+// is refused with --time-budget, which plans the labelled epochs only.
+TEST_F(Cli, TrainPretrainEpochs) {
+  const std::string out = path("p.json");
+  const Result t =
+      run("train --train " + quote(kTrain) + " -o " + quote(out) + kSmall + " --pretrain-epochs 2");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.err.find("pretraining epoch 2/2: masked-token loss"), std::string::npos) << t.err;
+  EXPECT_EQ(json::parse(slurp(out))["metadata"]["options"]["pretrain_epochs"], 2);
+  const Result c = run("classify -m " + quote(out) + " 'where is my order'");
+  ASSERT_EQ(c.code, 0) << c.err;
+  expect_label_line(split(c.out, '\n')[0]);
+
+  const Result budget = run("train --train " + quote(kTrain) + " -o " + quote(path("b.json")) +
+                            kSmall + " --pretrain-epochs 1 --time-budget 60");
+  EXPECT_EQ(budget.code, 2) << budget.err;
+  EXPECT_NE(budget.err.find("--pretrain-epochs and --time-budget"), std::string::npos)
+      << budget.err;
+  EXPECT_FALSE(fs::exists(path("b.json")));
 }
 
 }  // namespace

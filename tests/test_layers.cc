@@ -470,6 +470,44 @@ TEST(AttentionPool, GradientCheck) {
   EXPECT_TRUE(all_close("one token", pooled.row(2), z.row(2 * T), 1e-15));
 }
 
+TEST(MaskedToken, MatchesPyTorch) {
+  const auto& f = fixtures()["masked_token"];
+  const M z = as_matrix<double>(f["z"]), E = as_matrix<double>(f["embed"]);
+  const auto rows = f["rows"].get<std::vector<int>>(),
+             targets = f["targets"].get<std::vector<int>>();
+  M dz = M::Zero(z.rows(), z.cols()), dE = M::Zero(E.rows(), E.cols());
+  const double loss = masked_token_loss(z, E, rows, targets, 1.0, dz, dE);
+  EXPECT_NEAR(loss, f["loss"].get<double>(), 1e-12);
+  EXPECT_TRUE(all_close("dz", dz, as_matrix<double>(f["dz"]), 1e-12));
+  EXPECT_TRUE(all_close("dembed", dE, as_matrix<double>(f["dembed"]), 1e-12));
+}
+
+// Rows that are not masked get no gradient; `scale` scales both gradients, not the loss; the
+// count of right predictions is each row's largest logit against its target.
+TEST(MaskedToken, GradientCheck) {
+  M z = random_matrix(6, 4, 31), E = random_matrix(10, 4, 32);
+  const std::vector<int> rows = {1, 2, 5}, targets = {7, 0, 7};
+  M dz = M::Zero(6, 4), dE = M::Zero(10, 4);
+  auto loss = [&] {
+    M gz = M::Zero(6, 4), gE = M::Zero(10, 4);
+    return masked_token_loss(z, E, rows, targets, 1.0, gz, gE);
+  };
+  int right = 0;
+  const double l = masked_token_loss(z, E, rows, targets, 0.5, dz, dE, &right);
+  EXPECT_DOUBLE_EQ(l, loss());
+  dz *= 2.0, dE *= 2.0;
+  EXPECT_TRUE(grad_check("dz", z.data(), z.size(), dz.data(), loss));
+  EXPECT_TRUE(grad_check("dE", E.data(), E.size(), dE.data(), loss));
+  for (int r : {0, 3, 4}) EXPECT_EQ(dz.row(r).cwiseAbs().sum(), 0.0) << "row " << r;
+  int want = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    Eigen::Index arg;
+    (z.row(rows[i]) * E.transpose()).maxCoeff(&arg);
+    want += arg == targets[i];
+  }
+  EXPECT_EQ(right, want);
+}
+
 TEST(AttentionPool, ZeroQueryIsTheMean) {
   const int T = 5, D = 4;
   const std::vector<int> lengths = {3, 5};

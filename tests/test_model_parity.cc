@@ -257,22 +257,10 @@ void check_adamw(double tol) {
 TEST(ModelParity, FiveAdamWStepsDouble) { check_adamw<double>(1e-9); }
 TEST(ModelParity, FiveAdamWStepsFloat) { check_adamw<float>(1e-4); }
 
-// The whole model's gradient against central differences (double, h = 1e-6, padding in the
-// batch, dropout off): relative error |a - n| / max(|a|, |n|, 1e-3) below 1e-6 for every
-// parameter.
-TEST(ModelGradient, FiniteDifferences) {
-  Fixture f = load("model_small.json");
-  Params<double> p = load_params<double>(f.config, f.j["params"]);
-  const Mat<double> pos = sinusoid_table(f.config.max_len, f.config.d_model);
-  ForwardCache<double> cache;
-  Mat<double> dlogits;
-  auto loss = [&] {
-    encoder_forward(p, f.config, pos, f.batch, 0.0, cache);
-    return softmax_xent(cache.logits, f.batch.targets, 0.1, dlogits);
-  };
-  loss();
-  Params<double> g = zeros_like_config<double>(f.config);
-  encoder_backward(p, f.config, f.batch, 0.0, cache, dlogits, g);
+// The whole model's gradient `g` of `loss` against central differences (double, h = 1e-6):
+// relative error |a - n| / max(|a|, |n|, 1e-3) below 1e-6 for every parameter of `p`.
+void expect_gradient_matches_differences(Params<double>& p, Params<double>& g,
+                                         const std::function<double()>& loss) {
   auto prefs = tensors(p), grefs = tensors(g);
   constexpr double h = 1e-6;
   int checked = 0;
@@ -296,6 +284,53 @@ TEST(ModelGradient, FiniteDifferences) {
     }
   }
   EXPECT_GT(checked, 300);
+}
+
+// The classifier's loss, through the whole model, with padding in the batch and dropout off.
+TEST(ModelGradient, FiniteDifferences) {
+  Fixture f = load("model_small.json");
+  Params<double> p = load_params<double>(f.config, f.j["params"]);
+  const Mat<double> pos = sinusoid_table(f.config.max_len, f.config.d_model);
+  ForwardCache<double> cache;
+  Mat<double> dlogits;
+  auto loss = [&] {
+    encoder_forward(p, f.config, pos, f.batch, 0.0, cache);
+    return softmax_xent(cache.logits, f.batch.targets, 0.1, dlogits);
+  };
+  loss();
+  Params<double> g = zeros_like_config<double>(f.config);
+  encoder_backward(p, f.config, f.batch, 0.0, cache, dlogits, g);
+  expect_gradient_matches_differences(p, g, loss);
+}
+
+// Pretraining's loss: masked tokens predicted through the embedding table, whose gradient then
+// has two parts (input and output), and which leaves the classifier's at exactly 0.
+TEST(ModelGradient, MaskedTokenFiniteDifferences) {
+  Fixture f = load("model_small.json");
+  Params<double> p = load_params<double>(f.config, f.j["params"]);
+  const Mat<double> pos = sinusoid_table(f.config.max_len, f.config.d_model);
+  std::vector<int> rows, targets;  // every third real token, masked as [UNK] (id 1)
+  for (int b = 0; b < f.batch.B; ++b) {
+    for (int t = 0; t < f.batch.lengths[b]; t += 3) {
+      int32_t& id = f.batch.ids[b * f.batch.T + t];
+      rows.push_back(b * f.batch.T + t), targets.push_back(id);
+      id = 1;
+    }
+  }
+  ForwardCache<double> cache;
+  Params<double> g = zeros_like_config<double>(f.config);
+  Mat<double> dz;
+  auto loss = [&] {
+    encoder_forward(p, f.config, pos, f.batch, 0.0, cache);
+    dz.setZero(cache.z.rows(), cache.z.cols());
+    Mat<double> unused = g.embed;
+    return masked_token_loss(cache.z, p.embed, rows, targets, 1.0, dz, unused);
+  };
+  loss();
+  masked_token_loss(cache.z, p.embed, rows, targets, 1.0, dz.setZero(), g.embed);
+  encoder_backward_from_z(p, f.config, f.batch, cache, dz, g);
+  EXPECT_EQ(g.cls_w.cwiseAbs().sum() + g.cls_b.cwiseAbs().sum(), 0.0);
+  expect_gradient_matches_differences(p, g, loss);
 }
 
 // Training hands the weight-gradient products to other threads (encoder_backward's `later`),

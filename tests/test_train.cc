@@ -182,6 +182,21 @@ TEST(Train, WithoutPositionsItCannotBeatChance) {
   EXPECT_LE(r.valid_accuracy, 0.65) << "order is invisible without positions";
 }
 
+// Masked-token pretraining draws its batches and masks from streams of its own: one model for
+// any thread count, recorded, and the order task is still learnt from the weights it leaves.
+// With --time-budget, which plans the labelled epochs only, it is refused up front.
+TEST(Train, PretrainingIsReproducibleAcrossThreads) {
+  const OptionRuns runs = train_with([](TrainOptions& o) { o.pretrain_epochs = 2; });
+  expect_reproducible_and_recorded(runs, "pretrain_epochs", 2);
+  EXPECT_GE(runs.result.valid_accuracy, 0.9) << "which word comes first";
+  EXPECT_FALSE(options_json(tiny_options(1)).contains("pretrain_epochs"))
+      << "a model trained without it records nothing: older recipes keep their bytes";
+  TrainOptions o = tiny_options(1);
+  o.pretrain_epochs = 1, o.time_budget = 60;
+  TrainResult r;
+  EXPECT_THROW(train_model(order_task(60, 1), order_task(20, 2), o, {}, r), UsageError);
+}
+
 TEST(Train, RejectsUnusableData) {
   auto train = order_task(20, 1), valid = order_task(10, 2);
   for (auto& e : train) e.label = "one_label";

@@ -267,6 +267,16 @@ def layers():
     doc["attention_pool"] = {"z": T(z), "query": T(pool.query), "lengths": lengths.tolist(),
                              "pooled": T(pooled), "dpooled": T(dpooled), "dz": T(dz),
                              "dquery": T(dq)}
+
+    # Masked-token pretraining: four masked rows of seven, one target twice, through a table of
+    # nine tokens.
+    z = randn(gen, 7, 4).requires_grad_(True)
+    embed = randn(gen, 9, 4).requires_grad_(True)
+    rows, targets = [0, 3, 5, 6], [2, 8, 0, 2]
+    loss = ref.masked_token_loss(z, embed, torch.tensor(rows), torch.tensor(targets))
+    dz, dembed = grads_of(loss, torch.tensor(1.0, dtype=DT), (z, embed))
+    doc["masked_token"] = {"z": T(z), "embed": T(embed), "rows": rows, "targets": targets,
+                           "loss": loss.item(), "dz": T(dz), "dembed": T(dembed)}
     return doc
 
 

@@ -249,6 +249,13 @@ def smoothed_cross_entropy(logits, targets, eps):
     return -(q * torch.log_softmax(logits, dim=-1)).sum(dim=-1).mean()
 
 
+def masked_token_loss(z, embed, rows, targets):
+    """Pretraining's loss: the masked rows of z (N, D) predict their tokens through the embedding
+    table (V, D) itself, logits z_r E^T / sqrt(D); the mean cross-entropy over those rows."""
+    logits = z[rows] @ embed.T / math.sqrt(z.shape[1])
+    return F.cross_entropy(logits, targets)
+
+
 def make_adamw(model, lr, weight_decay, betas=(0.9, 0.999), eps=1e-8):
     """torch.optim.AdamW with two groups: decayed (embed, Linear weights) and not (LN, biases)."""
     decayed = set(decayed_param_names(model))

@@ -34,6 +34,10 @@ inline uint64_t dropout(uint64_t key, int site) {
 }
 // Word dropout for one example (its key), apart from its dropout masks.
 inline uint64_t word_dropout(uint64_t key) { return mix64(key ^ 0x746f6b656e64726fULL); }
+// Masked-token pretraining: the seed its epochs' shuffles and its examples' keys are drawn
+// from in place of the run's own, and, for one example (its key), which of its tokens are masked.
+inline uint64_t pretraining(uint64_t seed) { return mix64(seed ^ 0x707265747261696eULL); }
+inline uint64_t masking(uint64_t key) { return mix64(key ^ 0x6d61736b696e6721ULL); }
 // The shuffles of `router demo`'s permutation test.
 inline uint64_t permutation(uint64_t seed) { return mix64(seed); }
 

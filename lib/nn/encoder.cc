@@ -197,6 +197,16 @@ void encoder_backward(const Params<S>& P, const Config& c, const Batch& batch, d
       mean_pool_backward(dpooled, T, batch.lengths, dz);
       break;
   }
+  encoder_backward_from_z(P, c, batch, cache, dz, G, later);
+}
+
+template <typename S>
+void encoder_backward_from_z(const Params<S>& P, const Config& c, const Batch& batch,
+                             const ForwardCache<S>& cache, const Mat<S>& dz, Params<S>& G,
+                             const Later* later) {
+  const int D = c.d_model, T = batch.T, N = batch.B * T;
+  const Later now = run_now;
+  const Later& defer = later ? *later : now;
   // z = LNf(x_final)
   Mat<S> dx = Mat<S>::Zero(N, D);
   layernorm_backward(dz, cache.x_final, P.norm_w, cache.lnf, dx, G.norm_w, G.norm_b);
@@ -260,6 +270,12 @@ template void encoder_backward<float>(const Params<float>&, const Config&, const
 template void encoder_backward<double>(const Params<double>&, const Config&, const Batch&, double,
                                        const ForwardCache<double>&, const Mat<double>&,
                                        Params<double>&, const Later*);
+template void encoder_backward_from_z<float>(const Params<float>&, const Config&, const Batch&,
+                                             const ForwardCache<float>&, const Mat<float>&,
+                                             Params<float>&, const Later*);
+template void encoder_backward_from_z<double>(const Params<double>&, const Config&, const Batch&,
+                                              const ForwardCache<double>&, const Mat<double>&,
+                                              Params<double>&, const Later*);
 
 }  // namespace router
 

@@ -99,6 +99,14 @@ void encoder_backward(const Params<S>& params, const Config& config, const Batch
                       double dropout, const ForwardCache<S>& cache, const Mat<S>& dlogits,
                       Params<S>& grads, const Later* later = nullptr);
 
+// The part of encoder_backward below the pooling: dz (N, D), the gradient of the final norm's
+// output (what pooling sends down, or masked-token pretraining's) -> grads += every tensor's but
+// the pooling's and the classifier's. `later` as for encoder_backward; dz may go once it returns.
+template <typename S>
+void encoder_backward_from_z(const Params<S>& params, const Config& config, const Batch& batch,
+                             const ForwardCache<S>& cache, const Mat<S>& dz, Params<S>& grads,
+                             const Later* later = nullptr);
+
 }  // namespace router
 
 namespace router {

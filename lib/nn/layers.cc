@@ -471,6 +471,41 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
                       dlogits);
 }
 
+template <typename S>
+double masked_token_loss(const Mat<S>& z, const Mat<S>& E, const std::vector<int>& rows,
+                         const std::vector<int>& targets, double scale, Mat<S>& dz, Mat<S>& dE,
+                         int* correct) {
+  const auto M = static_cast<Eigen::Index>(rows.size());
+  if (M == 0) return 0;
+  // z / sqrt(D): a unit-scale product, as attention's, since the table is N(0, 1) and z is
+  // layer-normed.
+  const S inv_sqrt_d = static_cast<S>(1.0 / std::sqrt(static_cast<double>(z.cols())));
+  Mat<S> zm(M, z.cols());
+  for (Eigen::Index r = 0; r < M; ++r) zm.row(r) = z.row(rows[r]) * inv_sqrt_d;
+  Mat<S> logits;
+  linear_forward(zm, E, static_cast<const Vec<S>*>(nullptr), logits);  // (M, V)
+  // Hard targets over the whole vocabulary: softmax_xent's (M, V) target matrix would cost more
+  // than the logits, so the rows are done here, in place.
+  double loss = 0;
+  for (Eigen::Index r = 0; r < M; ++r) {
+    auto row = logits.row(r);
+    Eigen::Index arg;
+    const S mx = row.maxCoeff(&arg);
+    if (correct) *correct += arg == targets[r];
+    const double target_logit = static_cast<double>(row(targets[r]) - mx);
+    row.array() = (row.array() - mx).exp();
+    const S sum = row.sum();
+    loss += std::log(static_cast<double>(sum)) - target_logit;
+    row *= static_cast<S>(scale / M) / sum;  // d loss / d logits = (p - onehot) / M
+    row(targets[r]) -= static_cast<S>(scale / M);
+  }
+  Mat<S> dzm = Mat<S>::Zero(M, z.cols());
+  linear_backward_input(logits, E, dzm);
+  for (Eigen::Index r = 0; r < M; ++r) dz.row(rows[r]) += dzm.row(r) * inv_sqrt_d;
+  linear_backward_weights(logits, zm, dE, static_cast<Vec<S>*>(nullptr));
+  return loss / M;
+}
+
 #define ROUTER_INSTANTIATE_LAYERS(S)                                                               \
   template void dropout_mask<S>(const DropoutSpec&, int, int, const std::vector<int>&, Mat<S>&);   \
   template void layernorm_forward<S>(const Mat<S>&, const Vec<S>&, const Vec<S>&, Mat<S>&,         \
@@ -509,7 +544,9 @@ double softmax_xent(const Mat<S>& logits, const std::vector<int>& targets, doubl
                                            Vec<S>&);                                               \
   template Vec<S> softmax<S>(const Vec<S>&, double);                                               \
   template double softmax_xent<S>(const Mat<S>&, const std::vector<int>&, double, Mat<S>&);        \
-  template double softmax_xent<S>(const Mat<S>&, const Mat<double>&, Mat<S>&);
+  template double softmax_xent<S>(const Mat<S>&, const Mat<double>&, Mat<S>&);                     \
+  template double masked_token_loss<S>(const Mat<S>&, const Mat<S>&, const std::vector<int>&,      \
+                                       const std::vector<int>&, double, Mat<S>&, Mat<S>&, int*);
 
 ROUTER_INSTANTIATE_LAYERS(float)
 ROUTER_INSTANTIATE_LAYERS(double)

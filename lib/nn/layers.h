@@ -168,6 +168,18 @@ double softmax_xent(const Mat<S>& logits, const Mat<double>& q, Mat<S>& dlogits)
 // The label-smoothed one-hot rows softmax_xent(targets, smoothing) trains towards: (B, K).
 Mat<double> smoothed_targets(const std::vector<int>& targets, int num_labels, double smoothing);
 
+// ---- masked-token prediction through the embedding table (pretraining) ----
+// z: (N, D), E: (V, D) the token embeddings, rows: the masked rows of z, targets: the id each
+// row had before it was masked -> the mean over those rows of
+// -log softmax(z_r E^T / sqrt(D))[target] (the output layer is the embedding table itself, so it
+// adds no parameter). dz += (N, D) and
+// dE += (V, D), both times `scale`; `correct` (if non-null) += the rows whose largest logit is
+// their target.
+template <typename S>
+double masked_token_loss(const Mat<S>& z, const Mat<S>& E, const std::vector<int>& rows,
+                         const std::vector<int>& targets, double scale, Mat<S>& dz, Mat<S>& dE,
+                         int* correct = nullptr);
+
 // Row-wise softmax of logits / temperature, max-subtracted. (K) -> (K)
 template <typename S>
 Vec<S> softmax(const Vec<S>& logits, double temperature = 1.0);

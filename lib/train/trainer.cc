@@ -52,6 +52,25 @@ void drop_tokens(Batch& batch, double rate) {
   }
 }
 
+// Masked-token pretraining's input, in place on a packed batch: each of an email's tokens is
+// masked ([UNK]) with probability kMaskRate, and one at random if none was, drawn from its stream
+// at this step. rows gets each masked token's row in the batch, targets its id before.
+void mask_tokens(Batch& batch, std::vector<int>& rows, std::vector<int>& targets) {
+  for (int b = 0; b < batch.B; ++b) {
+    Rng rng(streams::masking(batch.keys[b]));
+    int32_t* ids = batch.ids.data() + static_cast<size_t>(b) * batch.T;
+    const size_t before = rows.size();
+    auto mask = [&](int t) {
+      rows.push_back(b * batch.T + t), targets.push_back(ids[t]);
+      ids[t] = kUnkId;
+    };
+    for (int t = 0; t < batch.lengths[b]; ++t) {
+      if (rng.uniform() < kMaskRate) mask(t);
+    }
+    if (rows.size() == before) mask(static_cast<int>(rng.below(batch.lengths[b])));
+  }
+}
+
 // Batches of one epoch: shuffle, sort windows of 16 batches by length (less padding), then
 // shuffle the batches themselves.
 std::vector<std::vector<int>> epoch_batches(const std::vector<std::vector<int32_t>>& ids,
@@ -160,6 +179,15 @@ void check_options(const TrainOptions& o) {
   }
   if (o.ensemble > 1 && (!o.checkpoint.empty() || !o.resume.empty())) {
     throw UsageError("--checkpoint and --resume keep one run's state, not an ensemble's");
+  }
+  if (o.pretrain_epochs < 0) {
+    throw UsageError("--pretrain-epochs " + std::to_string(o.pretrain_epochs) +
+                     ": expected 0 or more");
+  }
+  if (o.pretrain_epochs > 0 && o.time_budget > 0) {
+    throw UsageError(
+        "--pretrain-epochs and --time-budget: the budget plans the labelled epochs only; give "
+        "--epochs instead");
   }
   if (o.time_budget > 0 && !o.resume.empty()) {
     throw UsageError(
@@ -294,6 +322,7 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
 struct EpochTotals {
   double loss_sum = 0;
   int correct = 0;
+  int masked = 0;  // in pretraining: the tokens predicted (correct counts the right ones)
   double steps_seconds = 0, busy_seconds = 0, update_seconds = 0;
 };
 
@@ -319,11 +348,13 @@ class Training {
         n_(static_cast<int>(d.train_ids.size())),
         steps_per_epoch_((n_ + o.batch_size - 1) / o.batch_size),
         total_steps_(static_cast<int64_t>(steps_per_epoch_) * o.epochs),
+        schedule_steps_(total_steps_),
         shard_(shard_size(o.batch_size)),
         max_shards_((o.batch_size + shard_ - 1) / shard_),
         caches_(max_shards_),
         shard_loss_(max_shards_),
         shard_correct_(max_shards_),
+        shard_masked_(max_shards_),
         shard_busy_(max_shards_),
         shard_dlogits_(max_shards_),
         in_batch_(cfg_.vocab_size, 0) {
@@ -357,6 +388,36 @@ class Training {
       return false;
     }
     return judge(epoch, totals, e0, t0, result);
+  }
+
+  // --pretrain-epochs: masked-token epochs over the training emails, on a schedule of their
+  // own and with the embedding table as the output layer; then the optimizer, the step count and
+  // the classifier (and pooling query) start afresh, as if the encoder had been initialised so.
+  // A signal stops it early; epoch() then stops at once too.
+  void pretrain(int epochs) {
+    pretraining_ = true;
+    schedule_steps_ = static_cast<int64_t>(steps_per_epoch_) * epochs;
+    for (int e = 1; e <= epochs && !interrupted(); ++e) {
+      std::vector<std::vector<int32_t>> sampled;
+      const auto& ids = ids_of(e, sampled);
+      Rng rng(streams::shuffle(streams::pretraining(o_.seed), e));
+      const auto batches = epoch_batches(ids, o_.batch_size, rng);
+      EpochTotals totals;
+      for (size_t bi = 0; bi < batches.size() && !interrupted(); ++bi) {
+        step(batches[bi], ids, e, totals);
+        if (hooks_.on_step) hooks_.on_step(static_cast<int>(bi) + 1, steps_per_epoch_);
+      }
+      spdlog::info("pretraining epoch {}/{}: masked-token loss {:.4f}, {:.1f}% right", e, epochs,
+                   totals.loss_sum / n_, 100.0 * totals.correct / std::max(1, totals.masked));
+    }
+    const Params<float> fresh = init_params<float>(cfg_, o_.seed);
+    params_.cls_w = fresh.cls_w, params_.cls_b = fresh.cls_b, params_.pool_q = fresh.pool_q;
+    opt_ = AdamW<float>(cfg_);
+    step_ = 0;
+    schedule_steps_ = total_steps_;
+    pretraining_ = false;
+    if (o_.ema > 0) avg_ = params_;
+    best_ = params_;
   }
 
   Params<float>& best() { return best_; }
@@ -443,13 +504,15 @@ class Training {
             int epoch, EpochTotals& totals) {
     const int B = static_cast<int>(members.size());
     const int shards = (B + shard_ - 1) / shard_;
-    if (o_.token_dropout > 0) in_batch_[kUnkId] = 1;
+    // Pretraining's output layer is the whole table.
+    if (o_.token_dropout > 0 || pretraining_) in_batch_[kUnkId] = 1;
     for (int j : members) {
       for (int32_t id : epoch_ids[j]) in_batch_[id] = 1;
     }
     batch_rows_.clear();
     for (int32_t id = 0; id < cfg_.vocab_size; ++id) {
-      if (in_batch_[id]) batch_rows_.push_back(id), in_batch_[id] = 0;
+      if (in_batch_[id] || pretraining_) batch_rows_.push_back(id);
+      in_batch_[id] = 0;
     }
     // The optimizer puts off the other rows' updates; the ones this batch reads catch up.
     const auto c0 = Clock::now();
@@ -480,15 +543,20 @@ class Training {
     std::vector<const std::vector<int32_t>*> seqs;
     std::vector<int> targets;
     std::vector<uint64_t> keys;
+    const uint64_t seed = pretraining_ ? streams::pretraining(o_.seed) : o_.seed;
     for (int j = s * shard_; j < std::min(B, (s + 1) * shard_); ++j) {
       seqs.push_back(&epoch_ids[members[j]]);
       targets.push_back(d_.train_y[members[j]]);
       // Dropout stream of this example at this step: independent of shards and threads.
-      keys.push_back(streams::example(o_.seed, step_, members[j]));
+      keys.push_back(streams::example(seed, step_, members[j]));
     }
     Batch batch = make_batch(seqs);
     batch.targets = targets;
     batch.keys = keys;
+    if (pretraining_) {
+      masked_pass(s, B, batch, later);
+      return;
+    }
     if (o_.token_dropout > 0) drop_tokens(batch, o_.token_dropout);
     auto& cache = caches_[s];
     encoder_forward(params_, cfg_, positions_, batch, o_.dropout, cache);
@@ -512,6 +580,24 @@ class Training {
     encoder_backward(params_, cfg_, batch, o_.dropout, cache, dlogits, shard_grads_[s], &later);
   }
 
+  // A pretraining shard: its tokens masked, the masked ones predicted, and the gradient of that
+  // sent down from the final norm (the classifier gets none).
+  void masked_pass(int s, int B, Batch& batch, const Later& later) {
+    std::vector<int> rows, ids;
+    mask_tokens(batch, rows, ids);
+    auto& cache = caches_[s];
+    encoder_forward(params_, cfg_, positions_, batch, o_.dropout, cache);
+    set_zero_except_embedding(shard_grads_[s]);  // update() cleared the table after the last step
+    const double share = static_cast<double>(batch.B) / B;
+    Mat<float> dz = Mat<float>::Zero(cache.z.rows(), cache.z.cols());
+    int right = 0;
+    shard_loss_[s] = share * masked_token_loss(cache.z, params_.embed, rows, ids, share, dz,
+                                               shard_grads_[s].embed, &right);
+    shard_correct_[s] = right;
+    shard_masked_[s] = static_cast<int>(rows.size());
+    encoder_backward_from_z(params_, cfg_, batch, cache, dz, shard_grads_[s], &later);
+  }
+
   // Shard `s`'s targets with teachers: the smoothed labels mixed with their probabilities.
   Mat<double> taught_targets(const std::vector<int>& members, int s,
                              const std::vector<int>& targets) const {
@@ -530,6 +616,7 @@ class Training {
     for (int s = 0; s < shards; ++s) {
       loss += shard_loss_[s], totals.correct += shard_correct_[s],
           totals.busy_seconds += shard_busy_[s];
+      if (pretraining_) totals.masked += shard_masked_[s];
     }
     if (!std::isfinite(loss)) {
       throw Error(ExitCode::kFailure, "training diverged: the loss is " + std::to_string(loss) +
@@ -540,8 +627,9 @@ class Training {
     for (int s = 1; s < shards; ++s) rest.push_back(&shard_grads_[s]);
     // Sum, norm, clip and update in two passes over the parameters.
     const double norm = add_grads(shard_grads_[0], rest, o_.threads, &batch_rows_);
-    opt_.step(params_, shard_grads_[0], learning_rate(step_, total_steps_, o_.warmup, o_.lr),
-              o_.weight_decay, o_.threads, clip_scale(norm, o_.clip), o_.ema > 0 ? &avg_ : nullptr,
+    const bool average = o_.ema > 0 && !pretraining_;
+    opt_.step(params_, shard_grads_[0], learning_rate(step_, schedule_steps_, o_.warmup, o_.lr),
+              o_.weight_decay, o_.threads, clip_scale(norm, o_.clip), average ? &avg_ : nullptr,
               std::min(o_.ema, (1.0 + step_) / (10.0 + step_)), &batch_rows_);
     for (int s = 0; s < shards; ++s) {
       for (int32_t id : batch_rows_) shard_grads_[s].embed.row(id).setZero();
@@ -608,11 +696,15 @@ class Training {
   const Mat<float> positions_;
   const int n_, steps_per_epoch_;
   const int64_t total_steps_;
+  int64_t schedule_steps_;  // the steps the learning rate's schedule spans: total_steps_, or
+                            // pretraining's while it runs
+  bool pretraining_ = false;
   const int shard_, max_shards_;  // examples per shard (shard_size), shards per full batch
   std::vector<Params<float>> shard_grads_;
   std::vector<ForwardCache<float>> caches_;
   std::vector<double> shard_loss_;
   std::vector<int> shard_correct_;
+  std::vector<int> shard_masked_;
   std::vector<double> shard_busy_;
   std::vector<Mat<float>> shard_dlogits_;
   // The embedding rows a step's batch touches (its tokens, and [UNK] for word dropout): the
@@ -779,6 +871,8 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
     TrainOptions member = o;
     member.seed = o.seed + static_cast<uint64_t>(m);
     Training run(d, member, hooks, m + 1, o.ensemble, m * o.epochs);
+    // A resumed run's checkpoint holds the weights pretraining led to.
+    if (o.pretrain_epochs > 0 && o.resume.empty()) run.pretrain(o.pretrain_epochs);
     const int done = o.resume.empty() ? 0 : run.restore(o.resume, fingerprint, result);
     for (int epoch = done + 1; epoch <= o.epochs && !run.stopped(); ++epoch) {
       const bool go_on = run.epoch(epoch, t0, result);
@@ -842,6 +936,7 @@ nlohmann::json options_json(const TrainOptions& o) {
   if (!o.out_of_scope.empty()) j["out_of_scope"] = o.out_of_scope;
   // With "none of these" even one member is recorded: no flag may mean two (default_members).
   if (o.ensemble > 1 || !o.out_of_scope.empty()) j["ensemble"] = o.ensemble;
+  if (o.pretrain_epochs > 0) j["pretrain_epochs"] = o.pretrain_epochs;
   if (!o.teachers.empty())
     j.update({{"teachers", o.teachers}, {"teacher_weight", o.teacher_weight}});
   return j;

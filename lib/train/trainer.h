@@ -45,6 +45,11 @@ struct TrainOptions {
   // 0: from the data, kDefaultEpochs or as many as make kDefaultSteps steps if that is fewer
   // (default_epochs), so that a large data set takes no longer than a small one.
   int epochs = 0;
+  // Epochs of masked-token pretraining before the labelled ones (0 = none): the encoder first
+  // learns to predict masked tokens of the training emails from the words around them
+  // (kMaskRate of each email's tokens, read as [UNK]); then the optimizer, the schedule and the
+  // classifier start afresh. Not with --time-budget, which plans the labelled epochs only.
+  int pretrain_epochs = 0;
   int batch_size = 16;
   double lr = 2e-3;
   double weight_decay = 0.01;
@@ -92,6 +97,9 @@ struct Teaching {
   std::vector<std::string> labels;
   Mat<float> probs;
 };
+
+// The share of each email's tokens masked in a pretraining epoch (at least one), as BERT's.
+inline constexpr double kMaskRate = 0.15;
 
 // The most members a --time-budget plans on its own: each one costs every prediction a pass.
 inline constexpr int kBudgetMembers = 4;
