@@ -202,6 +202,11 @@ Teaching teach_and_report(const TrainCli& t, const std::vector<Model>& teachers,
 TrainHooks progress_hooks(ProgressBar& bar, double& best_train_accuracy) {
   TrainHooks hooks;
   hooks.on_step = [&bar](int done, int total) { bar.update(done, total); };
+  hooks.on_pretrain_epoch = [&bar](int epoch, int epochs, double loss, double right) {
+    bar.clear();
+    spdlog::info("pretraining epoch {}/{}: masked-token loss {:.4f}, {:.1f}% right", epoch, epochs,
+                 loss, 100 * right);
+  };
   hooks.on_epoch = [&bar, &best_train_accuracy](const EpochReport& r) {
     bar.clear();
     if (r.best) best_train_accuracy = r.train_accuracy;

@@ -407,8 +407,10 @@ class Training {
         step(batches[bi], ids, e, totals);
         if (hooks_.on_step) hooks_.on_step(static_cast<int>(bi) + 1, steps_per_epoch_);
       }
-      spdlog::info("pretraining epoch {}/{}: masked-token loss {:.4f}, {:.1f}% right", e, epochs,
-                   totals.loss_sum / n_, 100.0 * totals.correct / std::max(1, totals.masked));
+      if (hooks_.on_pretrain_epoch && !interrupted()) {
+        hooks_.on_pretrain_epoch(e, epochs, totals.loss_sum / n_,
+                                 static_cast<double>(totals.correct) / std::max(1, totals.masked));
+      }
     }
     const Params<float> fresh = init_params<float>(cfg_, o_.seed);
     params_.cls_w = fresh.cls_w, params_.cls_b = fresh.cls_b, params_.pool_q = fresh.pool_q;

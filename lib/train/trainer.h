@@ -125,8 +125,10 @@ struct EpochReport {
 
 struct TrainHooks {
   std::function<void(const EpochReport&)> on_epoch;
-  // Called after each step with (step within epoch, steps per epoch).
+  // Called after each step with (step within epoch, steps per epoch), pretraining's too.
   std::function<void(int, int)> on_step;
+  // After each pretraining epoch: (epoch, epochs, mean masked-token loss, share predicted right).
+  std::function<void(int, int, double, double)> on_pretrain_epoch;
 };
 
 struct TrainResult {
