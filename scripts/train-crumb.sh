@@ -4,8 +4,10 @@
 # positions), then evaluates both on the synthetic test split and the hand-written real-test set.
 # Deterministic: the same files every time.
 #
-# Neither is distilled: router train --teacher (docs/benchmarks.md, "Real mail", step 12) was
-# dropped when the taught model missed the synthetic test's floor on this data (step 18).
+# Both start with four epochs of masked-token pretraining on the same training mail
+# (--pretrain-epochs 4; docs/benchmarks.md, "Real mail", step 22). Neither is distilled: router
+# train --teacher (docs/benchmarks.md, "Real mail", step 12) was dropped when the taught model
+# missed the synthetic test's floor on this data (step 18).
 #
 # Training data: the synthetic training split and the hand-written training mail, each twice
 # over (the more writers, the more the hand-written mail outweighs the synthetic: three times
@@ -47,7 +49,7 @@ labels=refund_item,refund_delivery_fee,replace_item,cancel_order,change_order,or
 options=(--train crumb-train.jsonl --valid "$hand_valid" --labels "$labels"
          --d-model 64 --heads 4 --layers 2 --d-ff 128 --local-heads 4 --max-len 512 --vocab-size 6000
          --epochs 16 --patience 16 --batch-size 32 --lr 3e-3 --dropout 0.1 --weight-decay 0.1
-         --label-smoothing 0.1 --token-dropout 0.1 --bpe-dropout 0 --ema 0.998
+         --label-smoothing 0.1 --token-dropout 0.1 --bpe-dropout 0 --ema 0.998 --pretrain-epochs 4
          --threads 2)
 read -ra teachers <<< "${CRUMB_TEACHERS:-}"
 [ "${teachers[*]}" = none ] && teachers=()
