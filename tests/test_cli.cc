@@ -57,6 +57,16 @@ const std::vector<std::string> kLabels = {"cancel_order", "thanks", "where_is_or
 const std::string kSmall =
     " --d-model 8 --heads 2 --layers 1 --d-ff 16 --vocab-size 300 --epochs 1 --max-len 16";
 
+// "LABEL\t0.1234" with a known label; returns the score.
+double expect_label_line(const std::string& line) {
+  static const std::regex kLine(R"(^([a-z_]+)\t([01]\.[0-9]{4})$)");
+  std::smatch m;
+  EXPECT_TRUE(std::regex_match(line, m, kLine)) << "not LABEL<TAB>0.1234: '" << line << "'";
+  if (m.empty()) return -1;
+  EXPECT_NE(std::find(kLabels.begin(), kLabels.end(), m[1].str()), kLabels.end()) << line;
+  return std::stod(m[2].str());
+}
+
 class Cli : public ::testing::Test {
  protected:
   std::string path(const std::string& name) const { return tmp_.path(name); }
@@ -71,6 +81,21 @@ class Cli : public ::testing::Test {
   }
   Result classify(const std::string& args, const std::string& input = "") {
     return run("classify -m " + quote(kModel) + " " + args, input);
+  }
+  // A model just trained labels an email with one of the training labels.
+  void expect_model_classifies(const std::string& model) {
+    const Result c = run("classify -m " + quote(model) + " 'where is my order'");
+    ASSERT_EQ(c.code, 0) << c.err;
+    expect_label_line(split(c.out, '\n')[0]);
+  }
+  // A training refused up front: exit 2, `needle` in the message, and no model file.
+  void expect_training_refused(const std::string& flags, const std::string& needle) {
+    const Result r =
+        run("train --train " + quote(kTrain) + " -o " + quote(path("refused.json")) + flags);
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
+    EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << "the tokenizer was trained";
+    EXPECT_FALSE(fs::exists(path("refused.json")));
   }
   // Files in the temporary directory other than the captured streams.
   std::vector<std::string> made_files() const {
@@ -88,16 +113,6 @@ class Cli : public ::testing::Test {
   router::test::TempDir tmp_{"router_cli"};
   int runs_ = 0;
 };
-
-// "LABEL\t0.1234" with a known label; returns the score.
-double expect_label_line(const std::string& line) {
-  static const std::regex kLine(R"(^([a-z_]+)\t([01]\.[0-9]{4})$)");
-  std::smatch m;
-  EXPECT_TRUE(std::regex_match(line, m, kLine)) << "not LABEL<TAB>0.1234: '" << line << "'";
-  if (m.empty()) return -1;
-  EXPECT_NE(std::find(kLabels.begin(), kLabels.end(), m[1].str()), kLabels.end()) << line;
-  return std::stod(m[2].str());
-}
 
 // ---- classify ----------------------------------------------------------------------------------
 
@@ -654,16 +669,9 @@ TEST_F(Cli, TrainPoolingIsRecordedAndUsed) {
     }
     const Result text = run("info -m " + quote(out));
     EXPECT_NE(text.out.find("encoder, " + pooling + " pooling"), std::string::npos) << text.out;
-    const Result c = run("classify -m " + quote(out) + " 'where is my order'");
-    ASSERT_EQ(c.code, 0) << c.err;
-    expect_label_line(split(c.out, '\n')[0]);
+    expect_model_classifies(out);
   }
-
-  const Result bad = run("train --train " + quote(kTrain) + " -o " + quote(path("bad.json")) +
-                         kSmall + " --pooling sum");
-  EXPECT_EQ(bad.code, 2) << bad.err;
-  EXPECT_NE(bad.err.find("--pooling"), std::string::npos) << bad.err;
-  EXPECT_FALSE(fs::exists(path("bad.json")));
+  expect_training_refused(kSmall + " --pooling sum", "--pooling");
 }
 
 TEST_F(Cli, TrainConfigFromAModelsMetadataRetrainsItExactly) {
@@ -699,16 +707,9 @@ TEST_F(Cli, TrainPretrainEpochs) {
   ASSERT_EQ(t.code, 0) << t.err;
   EXPECT_NE(t.err.find("pretraining epoch 2/2: masked-token loss"), std::string::npos) << t.err;
   EXPECT_EQ(json::parse(slurp(out))["metadata"]["options"]["pretrain_epochs"], 2);
-  const Result c = run("classify -m " + quote(out) + " 'where is my order'");
-  ASSERT_EQ(c.code, 0) << c.err;
-  expect_label_line(split(c.out, '\n')[0]);
-
-  const Result budget = run("train --train " + quote(kTrain) + " -o " + quote(path("b.json")) +
-                            kSmall + " --pretrain-epochs 1 --time-budget 60");
-  EXPECT_EQ(budget.code, 2) << budget.err;
-  EXPECT_NE(budget.err.find("--pretrain-epochs and --time-budget"), std::string::npos)
-      << budget.err;
-  EXPECT_FALSE(fs::exists(path("b.json")));
+  expect_model_classifies(out);
+  expect_training_refused(kSmall + " --pretrain-epochs 1 --time-budget 60",
+                          "--pretrain-epochs and --time-budget");
 }
 
 }  // namespace
