@@ -1,7 +1,8 @@
 // --checkpoint and --resume (train/checkpoint.h): a run continued from the state of any finished
 // epoch ends with the same model, to the byte, as a run never stopped, with every option that
 // draws randomness or keeps state on (dropout, word dropout, BPE-dropout, the moving average,
-// local heads), on another thread count; a checkpoint of another run is refused.
+// local heads, masked-token pretraining), on another thread count; a checkpoint of another run is
+// refused.
 #include <filesystem>
 #include <string>
 
@@ -40,6 +41,7 @@ TrainOptions options(int threads) {
   o.config.max_len = 32, o.config.vocab_size = 300;
   o.epochs = 4, o.patience = 4, o.batch_size = 16, o.lr = 1e-2, o.seed = 5, o.threads = threads;
   o.dropout = 0.1, o.token_dropout = 0.1, o.bpe_dropout = 0.1, o.ema = 0.9, o.local_heads = 1;
+  o.pretrain_epochs = 1;  // in the checkpoint's weights: a resumed run does not pretrain again
   return o;
 }
 

@@ -172,9 +172,8 @@ Mat<double> smoothed_targets(const std::vector<int>& targets, int num_labels, do
 // z: (N, D), E: (V, D) the token embeddings, rows: the masked rows of z, targets: the id each
 // row had before it was masked -> the mean over those rows of
 // -log softmax(z_r E^T / sqrt(D))[target] (the output layer is the embedding table itself, so it
-// adds no parameter). dz += (N, D) and
-// dE += (V, D), both times `scale`; `correct` (if non-null) += the rows whose largest logit is
-// their target.
+// adds no parameter). dz += (N, D) and dE += (V, D), both times `scale`; `correct` (if non-null)
+// += the rows whose largest logit is their target.
 template <typename S>
 double masked_token_loss(const Mat<S>& z, const Mat<S>& E, const std::vector<int>& rows,
                          const std::vector<int>& targets, double scale, Mat<S>& dz, Mat<S>& dE,

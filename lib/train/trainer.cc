@@ -395,6 +395,7 @@ class Training {
   // the classifier (and pooling query) start afresh, as if the encoder had been initialised so.
   // A signal stops it early; epoch() then stops at once too.
   void pretrain(int epochs) {
+    const auto p0 = Clock::now();
     pretraining_ = true;
     schedule_steps_ = static_cast<int64_t>(steps_per_epoch_) * epochs;
     for (int e = 1; e <= epochs && !interrupted(); ++e) {
@@ -420,6 +421,7 @@ class Training {
     pretraining_ = false;
     if (o_.ema > 0) avg_ = params_;
     best_ = params_;
+    pretrain_seconds_ = seconds_since(p0);
   }
 
   Params<float>& best() { return best_; }
@@ -667,7 +669,7 @@ class Training {
     r.member = member_;
     r.members = members_;
     const int done = epochs_before_ + epoch, all = o_.epochs * members_;
-    r.eta = r.elapsed / done * (all - done);
+    r.eta = (r.elapsed - pretrain_seconds_) / done * (all - done);  // from the labelled epochs
     // Best = higher validation accuracy; on a tie, lower validation loss.
     r.best = ev.accuracy > best_eval_.accuracy ||
              (ev.accuracy == best_eval_.accuracy && ev.loss < best_eval_.loss);
@@ -701,6 +703,7 @@ class Training {
   int64_t schedule_steps_;  // the steps the learning rate's schedule spans: total_steps_, or
                             // pretraining's while it runs
   bool pretraining_ = false;
+  double pretrain_seconds_ = 0;   // what pretrain() took: not part of the labelled epochs' pace
   const int shard_, max_shards_;  // examples per shard (shard_size), shards per full batch
   std::vector<Params<float>> shard_grads_;
   std::vector<ForwardCache<float>> caches_;
