@@ -508,15 +508,17 @@ class Training {
             int epoch, EpochTotals& totals) {
     const int B = static_cast<int>(members.size());
     const int shards = (B + shard_ - 1) / shard_;
-    // Pretraining's output layer is the whole table.
-    if (o_.token_dropout > 0 || pretraining_) in_batch_[kUnkId] = 1;
-    for (int j : members) {
-      for (int32_t id : epoch_ids[j]) in_batch_[id] = 1;
-    }
     batch_rows_.clear();
-    for (int32_t id = 0; id < cfg_.vocab_size; ++id) {
-      if (in_batch_[id] || pretraining_) batch_rows_.push_back(id);
-      in_batch_[id] = 0;
+    if (pretraining_) {  // its output layer is the whole table: every row has a gradient
+      for (int32_t id = 0; id < cfg_.vocab_size; ++id) batch_rows_.push_back(id);
+    } else {
+      if (o_.token_dropout > 0) in_batch_[kUnkId] = 1;
+      for (int j : members) {
+        for (int32_t id : epoch_ids[j]) in_batch_[id] = 1;
+      }
+      for (int32_t id = 0; id < cfg_.vocab_size; ++id) {
+        if (in_batch_[id]) batch_rows_.push_back(id), in_batch_[id] = 0;
+      }
     }
     // The optimizer puts off the other rows' updates; the ones this batch reads catch up.
     const auto c0 = Clock::now();
