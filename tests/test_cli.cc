@@ -94,7 +94,8 @@ class Cli : public ::testing::Test {
         run("train --train " + quote(kTrain) + " -o " + quote(path("refused.json")) + flags);
     EXPECT_EQ(r.code, 2) << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << r.err;
-    EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << "the tokenizer was trained";
+    EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << "the tokenizer was trained:\n"
+                                                           << r.err;
     EXPECT_FALSE(fs::exists(path("refused.json")));
   }
   // Files in the temporary directory other than the captured streams.
@@ -592,13 +593,8 @@ TEST_F(Cli, TrainBadDataExitsThree) {
 }
 
 TEST_F(Cli, TrainMoreLocalHeadsThanHeadsExitsTwoBeforeTraining) {
-  const std::string out = path("m.json");
-  const Result r =
-      run("train --train " + quote(kTrain) + " -o " + quote(out) + kSmall + " --local-heads 3");
-  EXPECT_EQ(r.code, 2) << r.err;
-  EXPECT_NE(r.err.find("--local-heads 3: the first layer has 2 heads"), std::string::npos) << r.err;
-  EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << "the tokenizer was trained:\n" << r.err;
-  EXPECT_FALSE(fs::exists(out));
+  expect_training_refused(kSmall + " --local-heads 3",
+                          "--local-heads 3: the first layer has 2 heads");
 }
 
 TEST_F(Cli, TrainUnwritableOutputFailsBeforeTraining) {
