@@ -331,13 +331,14 @@ struct EpochTotals {
 // in parallel, then one update.
 class Training {
  public:
-  // `member` of `members` (counted from 1), after `epochs_before` epochs of earlier members: for
-  // the progress reports.
+  // `member` of `members` (counted from 1), after `epochs_before` epochs of earlier members and
+  // `pretrained_before` seconds of their pretraining: for the progress reports.
   Training(const Prepared& d, const TrainOptions& o, const TrainHooks& hooks, int member = 1,
-           int members = 1, int epochs_before = 0)
+           int members = 1, int epochs_before = 0, double pretrained_before = 0)
       : member_(member),
         members_(members),
         epochs_before_(epochs_before),
+        pretrained_before_(pretrained_before),
         d_(d),
         o_(o),
         hooks_(hooks),
@@ -425,6 +426,7 @@ class Training {
   }
 
   Params<float>& best() { return best_; }
+  double pretrain_seconds() const { return pretrain_seconds_; }
   const Eval& best_eval() const { return best_eval_; }
 
   // What an epoch costs here, in seconds, from up to `steps` steps of the first epoch and one
@@ -671,7 +673,10 @@ class Training {
     r.member = member_;
     r.members = members_;
     const int done = epochs_before_ + epoch, all = o_.epochs * members_;
-    r.eta = (r.elapsed - pretrain_seconds_) / done * (all - done);  // from the labelled epochs
+    // The labelled epochs' pace, and the pretraining of the members still to come as long as
+    // this member's took.
+    const double labelled = r.elapsed - pretrained_before_ - pretrain_seconds_;
+    r.eta = labelled / done * (all - done) + pretrain_seconds_ * (members_ - member_);
     // Best = higher validation accuracy; on a tie, lower validation loss.
     r.best = ev.accuracy > best_eval_.accuracy ||
              (ev.accuracy == best_eval_.accuracy && ev.loss < best_eval_.loss);
@@ -693,6 +698,7 @@ class Training {
   }
 
   const int member_, members_, epochs_before_;
+  const double pretrained_before_;
   const Prepared& d_;
   const TrainOptions& o_;
   const TrainHooks& hooks_;
@@ -874,12 +880,14 @@ Model train_model(const std::vector<Example>& train, const std::vector<Example>&
       o.checkpoint.empty() && o.resume.empty() ? "" : run_fingerprint(train, valid, o, d.teacher);
   std::vector<Params<float>> members;
   Eval best;
+  double pretrained = 0;  // seconds the members so far spent pretraining
   for (int m = 0; m < o.ensemble; ++m) {
     TrainOptions member = o;
     member.seed = o.seed + static_cast<uint64_t>(m);
-    Training run(d, member, hooks, m + 1, o.ensemble, m * o.epochs);
+    Training run(d, member, hooks, m + 1, o.ensemble, m * o.epochs, pretrained);
     // A resumed run's checkpoint holds the weights pretraining led to.
     if (o.pretrain_epochs > 0 && o.resume.empty()) run.pretrain(o.pretrain_epochs);
+    pretrained += run.pretrain_seconds();
     const int done = o.resume.empty() ? 0 : run.restore(o.resume, fingerprint, result);
     for (int epoch = done + 1; epoch <= o.epochs && !run.stopped(); ++epoch) {
       const bool go_on = run.epoch(epoch, t0, result);
