@@ -3,7 +3,8 @@
 // two emails with different labels made of the same tokens (router's own pre-tokens of the
 // normalised text), the training corpus has the size its brief asked for, and the test files
 // and the judges' mail share no writer and no email of six or more tokens with anything a model
-// learns from, nor the judges' mail with the test files or with each other.
+// learns from (a round kept but not yet landed included), nor the judges' mail with the test
+// files or with each other.
 #include <algorithm>
 #include <filesystem>
 #include <map>
@@ -55,6 +56,29 @@ const std::vector<std::string> kTestFiles = {"data/crumb/real-test.jsonl",
                                              "data/crumb/long-test.jsonl"};
 const std::vector<std::string> kJudgeFiles = {"data/crumb/judge.jsonl", "data/crumb/judge2.jsonl"};
 
+// A round kept but not yet in hand/ (data/crumb/rounds/<round>/*.jsonl) is training mail for the
+// next built-in models, so it is held to the training mail's rules already.
+std::vector<std::string> round_files() {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  const fs::path root = test::source_path(""), rounds = root / "data/crumb/rounds";
+  if (!fs::exists(rounds)) return out;
+  for (const auto& entry : fs::recursive_directory_iterator(rounds)) {
+    if (entry.path().extension() == ".jsonl") {
+      out.push_back(fs::relative(entry.path(), root).generic_string());
+    }
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Everything a model learns from by hand: the hand-written training mail and the rounds to come.
+std::vector<std::string> learnt_files() {
+  std::vector<std::string> files = kTrainFiles;
+  for (auto& f : round_files()) files.push_back(std::move(f));
+  return files;
+}
+
 std::vector<Email> load_all(const std::vector<std::string>& files) {
   std::vector<Email> all;
   for (const auto& f : files) {
@@ -74,8 +98,10 @@ std::vector<std::string> sorted_tokens(const std::string& text) {
 
 TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
   std::set<std::string> ids;
-  for (const auto& e : load_all({kTrainFiles[0], kTrainFiles[1], kTestFiles[0], kTestFiles[1],
-                                 kJudgeFiles[0], kJudgeFiles[1]})) {
+  std::vector<std::string> files = learnt_files();
+  files.insert(files.end(), kTestFiles.begin(), kTestFiles.end());
+  files.insert(files.end(), kJudgeFiles.begin(), kJudgeFiles.end());
+  for (const auto& e : load_all(files)) {
     EXPECT_TRUE(ids.insert(e.id).second) << e.where << ": id " << e.id << " used twice";
     EXPECT_NE(std::find(kLabels.begin(), kLabels.end(), e.label), kLabels.end())
         << e.where << ": unknown label " << e.label;
@@ -85,7 +111,7 @@ TEST(CrumbHand, RecordsAreWellFormedAndIdsUnique) {
 
 TEST(CrumbHand, PairsHaveTheSameTokensAndDifferentLabels) {
   for (const auto& files :
-       {kTrainFiles, std::vector<std::string>{kTestFiles[0]},
+       {learnt_files(), std::vector<std::string>{kTestFiles[0]},
         std::vector<std::string>{kJudgeFiles[0]}, std::vector<std::string>{kJudgeFiles[1]}}) {
     std::map<std::string, std::vector<Email>> pairs;
     for (auto& e : load_all(files)) {
@@ -119,9 +145,9 @@ TEST(CrumbHand, TrainingCorpusHasTheSizeAsked) {
 }
 
 // The writers and the normalised texts of everything a model learns from: the hand-written
-// training mail and every synthetic split.
+// training mail, the rounds to come and every synthetic split.
 void training_mail(std::set<std::string>& writers, std::set<std::string>& texts) {
-  for (const auto& e : load_all(kTrainFiles)) {
+  for (const auto& e : load_all(learnt_files())) {
     writers.insert(e.writer);
     texts.insert(normalize(e.text));
   }
