@@ -519,7 +519,9 @@ class Training {
         for (int32_t id : epoch_ids[j]) in_batch_[id] = 1;
       }
       for (int32_t id = 0; id < cfg_.vocab_size; ++id) {
-        if (in_batch_[id]) batch_rows_.push_back(id), in_batch_[id] = 0;
+        if (!in_batch_[id]) continue;
+        batch_rows_.push_back(id);
+        in_batch_[id] = 0;
       }
     }
     // The optimizer puts off the other rows' updates; the ones this batch reads catch up.
