@@ -54,7 +54,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MailGolden,
                          ::testing::Values("plain_utf8", "quoted_printable", "base64", "latin1",
                                            "windows1252", "alternative", "html_only",
                                            "mixed_attachment", "quoted_reply", "signature",
-                                           "unknown_charset_ascii", "crlf_plain"));
+                                           "unknown_charset_ascii", "crlf_plain", "bottom_reply",
+                                           "inline_answers", "unmarked_quote"));
 
 // The properties the golden files pin, stated directly so a regenerated file cannot hide a bug.
 TEST(Mail, DecodesAndCuts) {
@@ -72,6 +73,23 @@ TEST(Mail, DecodesAndCuts) {
   EXPECT_EQ(text("quoted_reply.eml").find("replace the cake"), std::string::npos);
   EXPECT_EQ(text("signature.eml").find("Vikram"), std::string::npos);
   EXPECT_EQ(text("signature.eml").find("quoted line"), std::string::npos);
+}
+
+// The customer's words below or between the lines of a '>' quote are the request; an "On ...
+// wrote:" whose quote is not marked still ends the message.
+TEST(Mail, KeepsRepliesBelowAndBetweenQuotes) {
+  auto text = [](const char* name) { return parse_message(slurp(fixture(name)), name).text; };
+  const std::string bottom = text("bottom_reply.eml");
+  EXPECT_NE(bottom.find("please change the frosting"), std::string::npos);
+  EXPECT_EQ(bottom.find("wrote:"), std::string::npos);
+  EXPECT_EQ(bottom.find("48 hours"), std::string::npos);
+  const std::string inline_answers = text("inline_answers.eml");
+  EXPECT_NE(inline_answers.find("No.\n\nYes, the card please."), std::string::npos);
+  EXPECT_EQ(inline_answers.find("refund"), std::string::npos);
+  EXPECT_EQ(inline_answers.find("sank"), std::string::npos);
+  const std::string unmarked = text("unmarked_quote.eml");
+  EXPECT_NE(unmarked.find("Evening is fine."), std::string::npos);
+  EXPECT_EQ(unmarked.find("replace the cake"), std::string::npos);
 }
 
 TEST(Mail, HeaderFieldsAreDecoded) {

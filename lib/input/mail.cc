@@ -334,8 +334,20 @@ bool ends_with(std::string_view s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
 }
 
-// The body without quoted lines, the quoted reply and the signature; lines right-trimmed,
-// runs of blank lines collapsed to one, no blank lines at either end.
+// "On <date>, <name> wrote:" at lines[i], possibly wrapped onto a second line by the mail
+// client: the number of lines it takes, 0 if it is not one.
+size_t attribution_lines(const std::vector<std::string_view>& lines, size_t i) {
+  const std::string_view t = trim(lines[i]);
+  if (!starts_with(t, "On ") || t.size() >= 400) return 0;
+  if (ends_with(t, "wrote:")) return 1;
+  const bool wrapped = i + 1 < lines.size() && ends_with(trim(lines[i + 1]), "wrote:") &&
+                       !starts_with(lines[i + 1], ">");
+  return wrapped ? 2 : 0;
+}
+
+// The body without quoted lines, the "On ... wrote:" lines above them, a quoted reply not marked
+// with '>' and the signature; lines right-trimmed, runs of blank lines collapsed to one, no blank
+// lines at either end.
 std::string clean_body(std::string_view body) {
   std::vector<std::string_view> lines;
   size_t start = 0;
@@ -354,12 +366,14 @@ std::string clean_body(std::string_view body) {
     if (line == "-- ") break;  // the signature separator (RFC 3676)
     const std::string_view t = trim(line);
     if (t == "-----Original Message-----") break;
-    // "On <date>, <name> wrote:", possibly wrapped onto a second line by the mail client.
-    if (starts_with(t, "On ") && t.size() < 400 &&
-        (ends_with(t, "wrote:") ||
-         (i + 1 < lines.size() && ends_with(trim(lines[i + 1]), "wrote:") &&
-          !starts_with(lines[i + 1], ">")))) {
-      break;
+    if (const size_t n = attribution_lines(lines, i)) {
+      // The writer may answer below or between the lines of a quote marked with '>'
+      // (bottom-posting, answers inline), so only these lines go; an unmarked quote is the rest.
+      size_t next = i + n;
+      while (next < lines.size() && trim(lines[next]).empty()) ++next;
+      if (next == lines.size() || !starts_with(lines[next], ">")) break;
+      i = next - 1;
+      continue;
     }
     if (starts_with(line, ">")) continue;
     if (t.empty()) {
