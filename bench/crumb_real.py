@@ -15,15 +15,19 @@ writer's mail (--writers to hold out only some, e.g. w25,w26). With --writer-gro
 writers are held out K groups at a time (writer i of the sorted list in group i mod K), so that
 every writer gets a row from K trainings; each model has seen fewer writers than one trained
 without a single writer, so the rows are a little harsher. With --average, the --models are
-scored as one: the mean of their probabilities, as an ensemble of them would give. Usage (from
-the project root, after scripts/build.sh):
+scored as one: the mean of their probabilities, as an ensemble of them would give. With --mail,
+each model is also scored on the sets read as mail: every email becomes a message in a Maildir
+(its Subject header from a leading "Subject:" line), so that router cuts quoted replies and the
+signature as it does for real mail. Usage (from the project root, after scripts/build.sh):
 
     bench/crumb_real.py [--router build/apps/router] [--models a.json,b.json [--average]]
-                        [--autotune 300] [--cross-writer] [--writers w25,w26 | --writer-groups 8]
+                        [--autotune 300] [--mail]
+                        [--cross-writer] [--writers w25,w26 | --writer-groups 8]
 """
 import argparse
 import collections
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -75,6 +79,32 @@ def router_predict(router, model, path, workdir):
     out = os.path.join(workdir, "labelled.jsonl")
     subprocess.run([router, "-q", "batch", path, "-m", model, "-o", out], check=True)
     preds = [r["prediction"] for r in load(out)]
+    return [p["label"] for p in preds], [p["confidence"] for p in preds]
+
+
+def mail_predict(router, model, records, workdir):
+    """router_predict on the records as messages of a Maildir, read by router's mail path."""
+    maildir = os.path.join(workdir, "Maildir")
+    shutil.rmtree(maildir, ignore_errors=True)
+    for sub in ("cur", "new", "tmp"):
+        os.makedirs(os.path.join(maildir, sub))
+    for i, r in enumerate(records):
+        text = r["text"]
+        headers = ["From: customer@example.com", "To: support@crumb.in", f"Message-ID: <{i}@crumb>",
+                   "MIME-Version: 1.0", "Content-Type: text/plain; charset=utf-8",
+                   "Content-Transfer-Encoding: 8bit"]
+        if text.startswith("Subject:"):
+            subject, _, text = text.partition("\n")
+            headers.append(one_line(subject))
+            text = text.lstrip("\n")
+        with open(os.path.join(maildir, "cur", f"{i:06d}:2,"), "w", encoding="utf-8") as f:
+            f.write("\n".join(headers) + "\n\n" + text + "\n")
+    out = os.path.join(workdir, "labelled.jsonl")
+    subprocess.run([router, "-q", "batch", maildir, "-m", model, "-o", out,
+                    "--no-header-rules"], check=True)
+    by_index = {int(r["message_id"].strip("<>").split("@")[0]): r["prediction"]
+                for r in load(out)}
+    preds = [by_index[i] for i in range(len(records))]
     return [p["label"] for p in preds], [p["confidence"] for p in preds]
 
 
@@ -156,6 +186,8 @@ def main():
     ap.add_argument("--average", action="store_true",
                     help="score the mean of the --models' probabilities as one model")
     ap.add_argument("--autotune", type=int, default=300, help="fastText autotune seconds")
+    ap.add_argument("--mail", action="store_true",
+                    help="also score each router model on the sets read as mail (Maildir)")
     ap.add_argument("--cross-writer", action="store_true")
     ap.add_argument("--writers", help="with --cross-writer: the writers to hold out, e.g. w3,w25")
     ap.add_argument("--writer-groups", type=int, default=0,
@@ -168,6 +200,8 @@ def main():
     models = a.models.split(",")
     if a.average and len(models) < 2:
         sys.exit("--average needs two or more --models")
+    if a.mail and a.average:
+        sys.exit("--mail scores each of the --models alone: give it without --average")
     if (a.writers or a.writer_groups) and not a.cross_writer:
         sys.exit("--writers and --writer-groups go with --cross-writer")
     if a.writers and a.writer_groups:
@@ -202,6 +236,9 @@ def main():
             for model in models:
                 s = scores(records, *router_predict(a.router, model, path, tmp))
                 print(row(f"{set_name}: router {model}", s), flush=True)
+                if a.mail:
+                    s = scores(records, *mail_predict(a.router, model, records, tmp))
+                    print(row(f"{set_name}: router {model}, read as mail", s), flush=True)
         if a.autotune > 0:
             train = training_set(".", f"{data}/hand/train.jsonl")
             ft = fasttext_train(train, load(f"{data}/hand/valid.jsonl"), tmp, a.autotune)
