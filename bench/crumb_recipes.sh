@@ -14,11 +14,11 @@
 # less its teachers, and kept in OUT under the hash of all they are made from; flags given here
 # change only the taught model.
 # One result line per run: the flags, training seconds, best epoch, then accuracy and
-# swap pairs on the hand-written validation mail, on data/crumb/judge.jsonl and judge2.jsonl
-# (writers who wrote no training email: what chooses among runs, data/crumb/README.md), on the
-# synthetic dev split and on the synthetic test split; with no flags, whether the model is
-# byte-identical to the committed one. data/crumb/real-test.jsonl is never scored here: no run
-# is chosen by it.
+# swap pairs on the hand-written validation mail, on its emails of 120 words or more (valid_long),
+# on data/crumb/judge.jsonl and judge2.jsonl (writers who wrote no training email: what chooses
+# among runs, data/crumb/README.md), on the synthetic dev split and on the synthetic test split;
+# with no flags, whether the model is byte-identical to the committed one.
+# data/crumb/real-test.jsonl is never scored here: no run is chosen by it.
 # Environment: ROUTER (default build/apps/router), OUT (models and logs, default
 # /tmp/crumb-recipes), THREADS (default 2, as scripts/train-crumb.sh; the model does not depend
 # on it), TRAIN (one file instead of the joined training files), VALID, JUDGE, JUDGE2, DEV and
@@ -115,10 +115,16 @@ score() {
   fi
   printf '%s_accuracy %.4f\t%s_pairs %s' "$1" "$(jq .accuracy <<< "$r")" "$1" "$pairs"
 }
-line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s\t%s\t%s' "$label" \
+# The validation mail of 120 words or more: where mean pooling dilutes the deciding clause
+# (docs/benchmarks.md, "Real mail", step 27). A pair's two emails have the same words.
+long_valid="$OUT/$name.valid-long.jsonl"
+jq -c 'select([.text | splits("\\s+") | select(length > 0)] | length >= 120)' "$VALID" \
+  > "$long_valid"
+line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s\t%s\t%s\t%s' "$label" \
   "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" "$(score valid "$VALID")" \
-  "$(score judge "$JUDGE")" "$(score judge2 "$JUDGE2")" "$(score dev "$DEV")" \
-  "$(score test "$TEST")")
+  "$(score valid_long "$long_valid")" "$(score judge "$JUDGE")" "$(score judge2 "$JUDGE2")" \
+  "$(score dev "$DEV")" "$(score test "$TEST")")
+rm -f "$long_valid"
 if [[ $# -eq 0 && -z $TRAIN && $VALID == data/crumb/hand/valid.jsonl ]]; then
   if cmp -s "$model" models/crumb.json; then
     line+=$'\tidentical to models/crumb.json'
