@@ -55,7 +55,8 @@ INSTANTIATE_TEST_SUITE_P(Fixtures, MailGolden,
                                            "windows1252", "alternative", "html_only",
                                            "mixed_attachment", "quoted_reply", "signature",
                                            "unknown_charset_ascii", "crlf_plain", "bottom_reply",
-                                           "inline_answers", "unmarked_quote"));
+                                           "inline_answers", "unmarked_quote",
+                                           "html_bottom_reply"));
 
 // The properties the golden files pin, stated directly so a regenerated file cannot hide a bug.
 TEST(Mail, DecodesAndCuts) {
@@ -90,6 +91,10 @@ TEST(Mail, KeepsRepliesBelowAndBetweenQuotes) {
   const std::string unmarked = text("unmarked_quote.eml");
   EXPECT_NE(unmarked.find("Evening is fine."), std::string::npos);
   EXPECT_EQ(unmarked.find("replace the cake"), std::string::npos);
+  const std::string html = text("html_bottom_reply.eml");  // a <blockquote> is a marked quote
+  EXPECT_NE(html.find("move it to Sunday morning"), std::string::npos);
+  EXPECT_EQ(html.find("bandh"), std::string::npos);
+  EXPECT_EQ(html.find(">"), std::string::npos);
 }
 
 TEST(Mail, HeaderFieldsAreDecoded) {

@@ -266,7 +266,8 @@ size_t find_ci(std::string_view s, std::string_view needle, size_t from) {
 }
 
 // Text of an HTML document: tags dropped, block tags as line breaks, white space runs collapsed,
-// entities decoded; <script>, <style>, <head> and <blockquote> (quoted replies) left out.
+// entities decoded; <script>, <style> and <head> left out, and a <blockquote> (a quoted reply)
+// left out but for a line ">", so that clean_body sees a marked quote as in plain text.
 std::string html_to_text(std::string_view html) {
   std::string out;
   int quote_depth = 0;
@@ -296,7 +297,13 @@ std::string html_to_text(std::string_view html) {
         i = gt == std::string_view::npos ? html.size() : gt + 1;
         continue;
       }
-      if (tag == "blockquote") quote_depth = std::max(0, quote_depth + (closing ? -1 : 1));
+      if (tag == "blockquote") {
+        if (!closing && quote_depth == 0) {
+          out += "\n>\n";
+          space = false;
+        }
+        quote_depth = std::max(0, quote_depth + (closing ? -1 : 1));
+      }
       if (is_block(tag) && quote_depth == 0) {
         out += '\n';
         space = false;
