@@ -118,13 +118,18 @@ score() {
 # The validation mail of 120 words or more: where mean pooling dilutes the deciding clause
 # (docs/benchmarks.md, "Real mail", step 27). A pair's two emails have the same words.
 long_valid="$OUT/$name.valid-long.jsonl"
+trap 'rm -f "$long_valid"' EXIT  # also when a score fails: OUT keeps only models and logs
 jq -c 'select([.text | splits("\\s+") | select(length > 0)] | length >= 120)' "$VALID" \
   > "$long_valid"
+if [[ -s $long_valid ]]; then
+  long_score=$(score valid_long "$long_valid")
+else  # a VALID with no long email
+  long_score=$'valid_long_accuracy -\tvalid_long_pairs -'
+fi
 line=$(printf '%s\ttrain_seconds %.1f\tbest_epoch %s\t%s\t%s\t%s\t%s\t%s\t%s' "$label" \
   "$(echo "$t1 - $t0" | bc)" "$(jq '.metadata.best_epoch' "$model")" "$(score valid "$VALID")" \
-  "$(score valid_long "$long_valid")" "$(score judge "$JUDGE")" "$(score judge2 "$JUDGE2")" \
+  "$long_score" "$(score judge "$JUDGE")" "$(score judge2 "$JUDGE2")" \
   "$(score dev "$DEV")" "$(score test "$TEST")")
-rm -f "$long_valid"
 if [[ $# -eq 0 && -z $TRAIN && $VALID == data/crumb/hand/valid.jsonl ]]; then
   if cmp -s "$model" models/crumb.json; then
     line+=$'\tidentical to models/crumb.json'
