@@ -481,6 +481,12 @@ void add_schedule_options(CLI::App& cmd, TrainCli& t) {
       "Stop after this many epochs without improvement (0 = never stop early)")
       ->check(CLI::Range(0, 100000));
   add("--batch-size", "batch_size", o.batch_size, "Emails per step")->check(CLI::Range(1, 65536));
+  t.by_key["pair_batches"] =
+      cmd.add_flag("--pair-batches", o.pair_batches,
+                   "Keep the records that share a pair id (a \"pair\" member: the two emails "
+                   "of a swap pair) in one batch, so that each step sees both sides and what "
+                   "tells them apart")
+          ->group("Training");
   add("--lr", "lr", o.lr, "Peak learning rate")->check(CLI::Range(0.0, 10.0));
   add("--warmup", "warmup", o.warmup, "Share of steps for linear warm-up")
       ->check(CLI::Range(0.0, 1.0));

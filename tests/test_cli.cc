@@ -708,4 +708,28 @@ TEST_F(Cli, TrainPretrainEpochs) {
                           "--pretrain-epochs and --time-budget");
 }
 
+// --pair-batches is recorded, and refused before any training when no record has a pair id.
+TEST_F(Cli, TrainPairBatches) {
+  std::string paired;
+  for (const std::string& line : split(slurp(kTrain), '\n')) {
+    if (line.empty()) continue;
+    json record = json::parse(line);
+    record["pair"] = std::to_string(paired.size() % 7);
+    paired += record.dump() + "\n";
+  }
+  const std::string out = path("p.json");
+  const Result t = run("train --train " + quote(write("paired.jsonl", paired)) + " -o " +
+                       quote(out) + kSmall + " --pair-batches");
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_EQ(json::parse(slurp(out))["metadata"]["options"]["pair_batches"], true);
+  expect_model_classifies(out);
+  const Result r = run("train --train " + quote(kTrain) + " -o " + quote(path("r.json")) + kSmall +
+                       " --pair-batches");
+  EXPECT_EQ(r.code, 3) << r.err;
+  EXPECT_NE(r.err.find("--pair-batches: no training record has a pair id"), std::string::npos)
+      << r.err;
+  EXPECT_EQ(r.err.find("vocabulary"), std::string::npos) << "the tokenizer was trained";
+  EXPECT_FALSE(fs::exists(path("r.json")));
+}
+
 }  // namespace

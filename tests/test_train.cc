@@ -2,6 +2,7 @@
 // first. A tiny model must learn it in a few seconds, and training must be reproducible: the
 // same data and seed give byte-identical model files for 1 and 2 threads.
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "base/errors.h"
@@ -195,6 +196,48 @@ TEST(Train, PretrainingIsReproducibleAcrossThreads) {
   o.pretrain_epochs = 1, o.time_budget = 60;
   TrainResult r;
   EXPECT_THROW(train_model(order_task(60, 1), order_task(20, 2), o, {}, r), UsageError);
+}
+
+// The order task in swap pairs: each email and the same words with "refund" and "replace"
+// traded, which flips the label.
+std::vector<Example> paired_order_task(int pairs, uint64_t seed) {
+  std::vector<Example> out;
+  for (const Example& e : order_task(pairs, seed)) {
+    Example swapped = e;
+    swapped.text.clear();
+    std::istringstream words(e.text);
+    for (std::string w; words >> w;) {
+      if (w == "refund" || w == "replace") w = w == "refund" ? "replace" : "refund";
+      swapped.text += (swapped.text.empty() ? "" : " ") + w;
+    }
+    swapped.label = e.label == "refund_first" ? "replace_first" : "refund_first";
+    swapped.pair = e.where;
+    Example first = e;
+    first.pair = e.where;
+    out.push_back(std::move(first));
+    out.push_back(std::move(swapped));
+  }
+  return out;
+}
+
+// --pair-batches only changes which examples share a batch: one model for any thread count, a
+// different one from training without it, recorded, and the order task is learnt. Data with no
+// pair id is refused.
+TEST(Train, PairBatchesAreReproducibleAcrossThreads) {
+  const auto train = paired_order_task(300, 1), valid = order_task(200, 2);
+  ASSERT_EQ(train[1].text.find("refund") < train[1].text.find("replace"),
+            train[1].label == "refund_first");
+  TrainOptions o = tiny_options(1), o2 = tiny_options(2);
+  o.pair_batches = o2.pair_batches = true;
+  TrainResult r, r2, r0;
+  const std::string one = model_to_json(train_model(train, valid, o, {}, r));
+  EXPECT_EQ(one, model_to_json(train_model(train, valid, o2, {}, r2)));
+  EXPECT_NE(one, model_to_json(train_model(train, valid, tiny_options(2), {}, r0)));
+  EXPECT_EQ(options_json(o)["pair_batches"], true);
+  EXPECT_FALSE(options_json(tiny_options(1)).contains("pair_batches"))
+      << "a model trained without it records nothing: older recipes keep their bytes";
+  EXPECT_GE(r.valid_accuracy, 0.9) << "which word comes first";
+  EXPECT_THROW(train_model(order_task(60, 1), order_task(20, 2), o, {}, r), InputError);
 }
 
 TEST(Train, RejectsUnusableData) {

@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+#include <vector>
 
 namespace router {
 
@@ -53,5 +55,11 @@ class Rng {
 
   uint64_t state_;
 };
+
+// Fisher-Yates on our own draws (std::shuffle's order differs between implementations).
+template <typename T>
+void shuffle(std::vector<T>& v, Rng& rng) {
+  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
+}
 
 }  // namespace router

@@ -19,6 +19,7 @@
 #include "base/signals.h"
 #include "nn/encoder.h"
 #include "nn/positional.h"
+#include "train/batches.h"
 #include "train/calibration.h"
 #include "train/checkpoint.h"
 #include "train/optimizer.h"
@@ -31,11 +32,6 @@ using Clock = std::chrono::steady_clock;
 
 double seconds_since(Clock::time_point t0) {
   return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
-template <typename T>
-void shuffle(std::vector<T>& v, Rng& rng) {
-  for (size_t i = v.size(); i > 1; --i) std::swap(v[i - 1], v[rng.below(i)]);
 }
 
 // Word dropout, in place on a packed batch: each of an email's tokens becomes [UNK] with
@@ -69,28 +65,6 @@ void mask_tokens(Batch& batch, std::vector<int>& rows, std::vector<int>& targets
     }
     if (rows.size() == before) mask(static_cast<int>(rng.below(batch.lengths[b])));
   }
-}
-
-// Batches of one epoch: shuffle, sort windows of 16 batches by length (less padding), then
-// shuffle the batches themselves.
-std::vector<std::vector<int>> epoch_batches(const std::vector<std::vector<int32_t>>& ids,
-                                            int batch_size, Rng& rng) {
-  std::vector<int> order(ids.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = static_cast<int>(i);
-  shuffle(order, rng);
-  const size_t window = static_cast<size_t>(batch_size) * 16;
-  for (size_t lo = 0; lo < order.size(); lo += window) {
-    const auto hi = order.begin() + std::min(order.size(), lo + window);
-    std::stable_sort(order.begin() + lo, hi,
-                     [&](int a, int b) { return ids[a].size() < ids[b].size(); });
-  }
-  std::vector<std::vector<int>> batches;
-  for (size_t lo = 0; lo < order.size(); lo += batch_size) {
-    batches.emplace_back(order.begin() + lo,
-                         order.begin() + std::min(order.size(), lo + batch_size));
-  }
-  shuffle(batches, rng);
-  return batches;
 }
 
 struct Eval {
@@ -221,6 +195,8 @@ struct Prepared {
   std::vector<std::vector<int32_t>> valid_out_ids;
   std::vector<std::string_view> train_texts;  // only with BPE-dropout, which segments anew
   std::vector<int> train_y, valid_y;
+  // With --pair-batches: the training examples that go into batches together (pair_units).
+  std::vector<std::vector<int>> train_units;
   // With a Teaching: its probabilities, (n_train, K) in `labels` order; otherwise empty.
   Mat<double> teacher;
 };
@@ -285,9 +261,12 @@ Prepared prepare(const std::vector<Example>& train, const std::vector<Example>& 
   }
   if (valid.empty()) throw InputError("no validation examples");
 
+  // Before the tokenizer is trained: data with no pair id fails at once.
+  auto units = o.pair_batches ? pair_units(train) : std::vector<std::vector<int>>{};
   std::vector<std::string> texts;
   for (const auto& e : train) texts.push_back(e.text);
   Prepared d(std::move(labels), Tokenizer::train(texts, o.config.vocab_size));
+  d.train_units = std::move(units);
   spdlog::info("vocabulary: {} pieces", d.tok.vocab_size());
   d.train_ids = encode_all(d.tok, train, std::numeric_limits<int>::max(), o.threads);
   if (o.config.max_len == 0) {
@@ -376,7 +355,7 @@ class Training {
     std::vector<std::vector<int32_t>> sampled;
     const auto& epoch_ids = ids_of(epoch, sampled);
     Rng rng(streams::shuffle(o_.seed, epoch));
-    const auto batches = epoch_batches(epoch_ids, o_.batch_size, rng);
+    const auto batches = epoch_batches(epoch_ids, d_.train_units, o_.batch_size, rng);
     EpochTotals totals;
     for (size_t bi = 0; bi < batches.size(); ++bi) {
       if (interrupted()) break;  // Ctrl-C: the step in progress is finished; no new one
@@ -403,7 +382,7 @@ class Training {
       std::vector<std::vector<int32_t>> sampled;
       const auto& ids = ids_of(e, sampled);
       Rng rng(streams::shuffle(streams::pretraining(o_.seed), e));
-      const auto batches = epoch_batches(ids, o_.batch_size, rng);
+      const auto batches = epoch_batches(ids, {}, o_.batch_size, rng);
       EpochTotals totals;
       for (size_t bi = 0; bi < batches.size() && !interrupted(); ++bi) {
         step(batches[bi], ids, e, totals);
@@ -435,7 +414,7 @@ class Training {
     std::vector<std::vector<int32_t>> sampled;
     const auto& ids = ids_of(1, sampled);
     Rng rng(streams::shuffle(o_.seed, 1));
-    const auto batches = epoch_batches(ids, o_.batch_size, rng);
+    const auto batches = epoch_batches(ids, d_.train_units, o_.batch_size, rng);
     const int n = std::min<int>(steps, static_cast<int>(batches.size()));
     EpochTotals totals;
     const auto s0 = Clock::now();
@@ -954,6 +933,7 @@ nlohmann::json options_json(const TrainOptions& o) {
   // With "none of these" even one member is recorded: no flag may mean two (default_members).
   if (o.ensemble > 1 || !o.out_of_scope.empty()) j["ensemble"] = o.ensemble;
   if (o.pretrain_epochs > 0) j["pretrain_epochs"] = o.pretrain_epochs;
+  if (o.pair_batches) j["pair_batches"] = true;
   if (!o.teachers.empty())
     j.update({{"teachers", o.teachers}, {"teacher_weight", o.teacher_weight}});
   return j;

@@ -51,6 +51,10 @@ struct TrainOptions {
   // classifier start afresh. Not with --time-budget, which plans the labelled epochs only.
   int pretrain_epochs = 0;
   int batch_size = 16;
+  // Labelled epochs keep the examples that share a pair id (Example::pair: the two sides of a
+  // swap pair, and copies of them) in one batch, so that a step's gradient holds both sides and
+  // what tells them apart. Pretraining batches as without it.
+  bool pair_batches = false;
   double lr = 2e-3;
   double weight_decay = 0.01;
   double dropout = 0.2;
