@@ -25,13 +25,14 @@ std::vector<std::vector<int32_t>> emails(int n, uint64_t seed) {
 // n examples; the first `paired` of them in pairs (0 and 1, 2 and 3, ...), each pair twice over
 // when `copies` is 2, as the built-in models' training file has its hand-written mail.
 std::vector<Example> examples(int n, int paired, int copies = 1) {
+  const std::string labels[] = {"a", "b"};
   std::vector<Example> out;
   for (int c = 0; c < copies; ++c) {
     for (int i = 0; i < n; ++i) {
       Example e;
-      e.text = "email " + std::to_string(i);
-      e.label = i % 2 ? "b" : "a";
-      if (i < paired) e.pair = "p" + std::to_string(i / 2);
+      e.text = std::to_string(i);
+      e.label = labels[i % 2];
+      if (i < paired) e.pair = std::to_string(i / 2);
       out.push_back(e);
     }
   }
@@ -73,6 +74,19 @@ TEST(Batches, SingleExampleUnitsAreTheDefault) {
   for (int i = 0; i < 777; ++i) singles.push_back({i});
   Rng a(3), b(3);
   EXPECT_EQ(epoch_batches(ids, singles, 16, a), epoch_batches(ids, {}, 16, b));
+}
+
+// The batches every model before --pair-batches was trained on, written down from that code:
+// 40 emails, batches of 2 (windows of 32 and 8 emails), seed 11.
+TEST(Batches, TheOrderEarlierModelsWereTrainedOn) {
+  std::vector<std::vector<int32_t>> ids(40);
+  for (int i = 0; i < 40; ++i) ids[i].assign((i * 7) % 5 + 1, 5);
+  Rng rng(11);
+  const std::vector<std::vector<int>> expected = {{20, 10}, {13, 38}, {9, 29},  {12, 27}, {17, 32},
+                                                  {35, 0},  {37, 7},  {25, 15}, {1, 6},   {34, 24},
+                                                  {5, 30},  {16, 19}, {11, 36}, {31, 21}, {39, 14},
+                                                  {18, 28}, {33, 8},  {26, 4},  {22, 2},  {23, 3}};
+  EXPECT_EQ(epoch_batches(ids, {}, 2, rng), expected);
 }
 
 // A window of 16 batches is sorted by length, so a batch holds emails of similar lengths.
