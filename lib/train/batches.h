@@ -16,8 +16,8 @@ namespace router {
 // together), or with none each example alone; a unit is cut only where a batch ends. Every index
 // appears once.
 std::vector<std::vector<int>> epoch_batches(const std::vector<std::vector<int32_t>>& ids,
-                                            std::vector<std::vector<int>> units, int batch_size,
-                                            Rng& rng);
+                                            const std::vector<std::vector<int>>& units,
+                                            int batch_size, Rng& rng);
 
 // --pair-batches: the indices of `train` grouped by pair id, groups in order of first
 // appearance; an example with no pair id is a group of its own. Throws InputError when no
