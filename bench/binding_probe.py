@@ -51,7 +51,9 @@ def binding_pairs(rng, items, n, prefix):
         came, due = rng.choice(CAME), rng.choice(DUE)
         n1, n2 = rng.randint(10000, 99999), rng.randint(10000, 99999)
         kind = rng.choice(sorted(REQUESTS))
-        request = rng.choice(REQUESTS[kind]).format(asked := rng.choice([x, y]))
+        template = rng.choice(REQUESTS[kind])
+        asked = rng.choice([x, y])
+        request = template.format(asked)
         listed = rng.randint(0, 1)
         for side, (sx, sy) in enumerate([(came, due), (due, came)]):
             a, b = f"the {x} (CR-{n1}) {sx}", f"the {y} (CR-{n2}) {sy}"
