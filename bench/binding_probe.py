@@ -14,10 +14,11 @@ word matched to its earlier mention.
 Usage: bench/binding_probe.py OUT_DIR   (writes binding-{train,valid,test,test-unseen}.jsonl and
 match-{train,valid,test}.jsonl; the same files every run)
 """
-import json
 import os
 import random
 import sys
+
+from jsonl import save
 
 ITEMS = ["chocolate cake", "vanilla cake", "modak hamper", "rasmalai box", "brownie tray",
          "cupcake box", "blueberry cheesecake", "laddoo box", "fruit tart", "cookie tin",
@@ -75,18 +76,15 @@ def match_pairs(rng, n, prefix):
     return out
 
 
-def save(path, records):
-    with open(path, "w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r) + "\n")
-
-
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write(__doc__)
         return 2
     out = sys.argv[1]
-    os.makedirs(out, exist_ok=True)
+    try:
+        os.makedirs(out, exist_ok=True)
+    except OSError as e:
+        sys.exit(f"binding_probe: {out}: cannot make the folder ({e.strerror})")
     rng = random.Random(1)
     for name, items, n in [("train", SEEN, 3000), ("valid", SEEN, 300), ("test", SEEN, 300),
                            ("test-unseen", UNSEEN, 300)]:

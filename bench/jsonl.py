@@ -1,5 +1,7 @@
 """JSON Lines in and out, and one-line text, for the benchmark scripts beside this file."""
 import json
+import os
+import shutil
 
 
 def load(path):
@@ -8,9 +10,22 @@ def load(path):
 
 
 def save(path, records):
-    with open(path, "w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    """Writes the records whole or not at all: into a file beside `path`, renamed over it at the
+    end, with the mode of the file it replaces. Anything at `path` but a regular file is refused."""
+    if os.path.islink(path) or (os.path.lexists(path) and not os.path.isfile(path)):
+        raise SystemExit(f"{path}: not a regular file; not overwritten")
+    part = f"{path}.{os.getpid()}.part"
+    try:
+        with open(part, "w", encoding="utf-8") as f:
+            for r in records:
+                f.write(json.dumps(r, ensure_ascii=False) + "\n")
+        if os.path.exists(path):
+            shutil.copymode(path, part)
+        os.replace(part, path)
+    except BaseException:
+        if os.path.exists(part):
+            os.remove(part)
+        raise
 
 
 def one_line(text):
