@@ -11,8 +11,13 @@ attention. test-unseen uses items no training email has.
 match: "X and Y. which one? Y", labelled first or second: one step of attention, the request's
 word matched to its earlier mention.
 
-Usage: bench/binding_probe.py OUT_DIR   (writes binding-{train,valid,test,test-unseen}.jsonl and
-match-{train,valid,test}.jsonl; the same files every run)
+adjacent: binding with each state one word right before a one-word item ("the delivered plum
+(CR-25455), and the pending fig (CR-74937). Please cancel the fig."), so that the state reaches
+its item in one step to the neighbour. neighbour: the same emails labelled came or due, the
+asked item's state alone, without the request's verb.
+
+Usage: bench/binding_probe.py OUT_DIR   (writes {binding,adjacent,neighbour}-{train,valid,test,
+test-unseen}.jsonl and match-{train,valid,test}.jsonl; the same files every run)
 """
 import os
 import random
@@ -40,16 +45,24 @@ REQUESTS = {
 }
 LABEL = {("cancel", "due"): "cancel_order", ("cancel", "came"): "refund_item",
          ("fix", "due"): "change_order", ("fix", "came"): "replace_item"}
+CAME_WORD = ["delivered", "received", "arrived", "finished", "collected"]
+DUE_WORD = ["upcoming", "pending", "booked", "future", "awaited"]
 WORDS = ["apple", "banana", "cherry", "mango", "grape", "lemon", "peach", "plum", "guava",
          "melon", "papaya", "orange", "lime", "kiwi", "fig", "date", "walnut", "almond", "cashew",
          "pista", "raisin", "coconut", "ginger", "saffron"]
 
 
-def binding_pairs(rng, items, n, prefix):
+# How an order is named in the email: its item, number and state (binding), or the state as one
+# word right before a one-word item (adjacent).
+FAR = "the {item} (CR-{number}) {state}"
+NEAR = "the {state} {item} (CR-{number})"
+
+
+def binding_pairs(rng, items, n, prefix, came_states=CAME, due_states=DUE, order=FAR):
     out = []
     for i in range(n):
         x, y = rng.sample(items, 2)
-        came, due = rng.choice(CAME), rng.choice(DUE)
+        came, due = rng.choice(came_states), rng.choice(due_states)
         n1, n2 = rng.randint(10000, 99999), rng.randint(10000, 99999)
         kind = rng.choice(sorted(REQUESTS))
         template = rng.choice(REQUESTS[kind])
@@ -57,13 +70,19 @@ def binding_pairs(rng, items, n, prefix):
         request = template.format(asked)
         listed = rng.randint(0, 1)
         for side, (sx, sy) in enumerate([(came, due), (due, came)]):
-            a, b = f"the {x} (CR-{n1}) {sx}", f"the {y} (CR-{n2}) {sy}"
+            a = order.format(item=x, number=n1, state=sx)
+            b = order.format(item=y, number=n2, state=sy)
             orders = f"We have two orders with you: {a}, and {b}." if listed == 0 else \
                 f"Two orders: {a}; {b}."
             state = "came" if (sx if asked == x else sy) == came else "due"
             out.append({"id": f"{prefix}-{i}-{side}", "text": f"{orders} {request}",
                         "label": LABEL[(kind, state)], "pair": f"{prefix}-p{i}"})
     return out
+
+
+def state_only(records):
+    came = {label for (_, state), label in LABEL.items() if state == "came"}
+    return [dict(r, label="came" if r["label"] in came else "due") for r in records]
 
 
 def match_pairs(rng, n, prefix):
@@ -91,6 +110,13 @@ def main():
         save(os.path.join(out, f"binding-{name}.jsonl"), binding_pairs(rng, items, n, name))
     for name, n in [("train", 3000), ("valid", 300), ("test", 300)]:
         save(os.path.join(out, f"match-{name}.jsonl"), match_pairs(rng, n, name))
+    rng = random.Random(1)  # its own stream: the files above stay as they were
+    cut = len(WORDS) * 4 // 5
+    for name, items, n in [("train", WORDS[:cut], 3000), ("valid", WORDS[:cut], 300),
+                           ("test", WORDS[:cut], 300), ("test-unseen", WORDS[cut:], 300)]:
+        records = binding_pairs(rng, items, n, name, CAME_WORD, DUE_WORD, NEAR)
+        save(os.path.join(out, f"adjacent-{name}.jsonl"), records)
+        save(os.path.join(out, f"neighbour-{name}.jsonl"), state_only(records))
     return 0
 
 
