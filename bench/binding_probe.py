@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Two probes of what the encoder can learn, written as labelled JSON Lines for `router train`.
+"""Probes of what the encoder can learn, written as labelled JSON Lines for `router train`.
 
 binding: two orders, one delivered and one to come; the request names one of them by its item,
 and the label turns on which: "cancel" about the order to come is cancel_order, about the one
@@ -32,7 +32,6 @@ ITEMS = ["chocolate cake", "vanilla cake", "modak hamper", "rasmalai box", "brow
          "croissant basket", "mango cake", "walnut brownie cake", "gulab jamun tin",
          "coffee cake", "lemon tart", "pista barfi", "strawberry cake", "rum cake", "jalebi box",
          "carrot cake"]
-SEEN, UNSEEN = ITEMS[:24], ITEMS[24:]
 CAME = ["came yesterday", "was delivered this morning", "reached us on Monday",
         "arrived an hour ago", "came today"]
 DUE = ["is due on Saturday", "is for tomorrow", "comes on Friday", "is booked for next week",
@@ -95,6 +94,14 @@ def match_pairs(rng, n, prefix):
     return out
 
 
+def splits(items):
+    """(name, items, pairs) of each file: four fifths of the items for training and the tests,
+    the rest for test-unseen."""
+    seen, unseen = items[:len(items) * 4 // 5], items[len(items) * 4 // 5:]
+    return [("train", seen, 3000), ("valid", seen, 300), ("test", seen, 300),
+            ("test-unseen", unseen, 300)]
+
+
 def main():
     if len(sys.argv) != 2:
         sys.stderr.write(__doc__)
@@ -105,15 +112,12 @@ def main():
     except OSError as e:
         sys.exit(f"binding_probe: {out}: cannot make the folder ({e.strerror})")
     rng = random.Random(1)
-    for name, items, n in [("train", SEEN, 3000), ("valid", SEEN, 300), ("test", SEEN, 300),
-                           ("test-unseen", UNSEEN, 300)]:
+    for name, items, n in splits(ITEMS):
         save(os.path.join(out, f"binding-{name}.jsonl"), binding_pairs(rng, items, n, name))
     for name, n in [("train", 3000), ("valid", 300), ("test", 300)]:
         save(os.path.join(out, f"match-{name}.jsonl"), match_pairs(rng, n, name))
     rng = random.Random(1)  # its own stream: the files above stay as they were
-    cut = len(WORDS) * 4 // 5
-    for name, items, n in [("train", WORDS[:cut], 3000), ("valid", WORDS[:cut], 300),
-                           ("test", WORDS[:cut], 300), ("test-unseen", WORDS[cut:], 300)]:
+    for name, items, n in splits(WORDS):
         records = binding_pairs(rng, items, n, name, CAME_WORD, DUE_WORD, NEAR)
         save(os.path.join(out, f"adjacent-{name}.jsonl"), records)
         save(os.path.join(out, f"neighbour-{name}.jsonl"), state_only(records))

@@ -2,8 +2,8 @@
 """Swap pairs that name two orders, against all the others, for the Crumb models.
 
 A pair "names two orders" when its text holds two or more different order numbers written
-CR-48213, CR48213 or #48213 (four to six digits; "order no 48213" and lower-case "cr" are not
-counted): one order delivered and one to come, say, and the request picks one, so
+CR-48213, CR48213, CR 48213 or #48213 (four to six digits; "order no 48213" and lower-case "cr"
+are not counted): one order delivered and one to come, say, and the request picks one, so
 the label turns on which order is meant (cancel or refund, change or replace). For each model,
 prints the pairs it gets right (both emails) on each file, two-order pairs and the rest apart.
 The default files are both judges and the hand-written training mail: on the training mail the

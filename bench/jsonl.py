@@ -16,7 +16,11 @@ def save(path, records):
         raise SystemExit(f"{path}: not a regular file; not overwritten")
     part = f"{path}.{os.getpid()}.part"
     try:
-        with open(part, "w", encoding="utf-8") as f:
+        f = open(part, "x", encoding="utf-8")  # a file or link already there is not ours to touch
+    except FileExistsError:
+        raise SystemExit(f"{part}: already there; {path} not written") from None
+    try:
+        with f:
             for r in records:
                 f.write(json.dumps(r, ensure_ascii=False) + "\n")
         if os.path.exists(path):
