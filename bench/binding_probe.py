@@ -19,6 +19,7 @@ asked item's state alone, without the request's verb.
 Usage: bench/binding_probe.py OUT_DIR   (writes {binding,adjacent,neighbour}-{train,valid,test,
 test-unseen}.jsonl and match-{train,valid,test}.jsonl; the same files every run)
 """
+import argparse
 import os
 import random
 import sys
@@ -103,10 +104,9 @@ def splits(items):
 
 
 def main():
-    if len(sys.argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    out = sys.argv[1]
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("out", metavar="OUT_DIR", help="the folder to write the files into")
+    out = ap.parse_args().out
     try:
         os.makedirs(out, exist_ok=True)
     except OSError as e:
