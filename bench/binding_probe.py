@@ -16,12 +16,18 @@ adjacent: binding with each state one word right before a one-word item ("the de
 its item in one step to the neighbour. neighbour: the same emails labelled came or due, the
 asked item's state alone, without the request's verb.
 
-Usage: bench/binding_probe.py OUT_DIR   (writes {binding,adjacent,neighbour}-{train,valid,test,
-test-unseen}.jsonl and match-{train,valid,test}.jsonl; the same files every run)
+nonumber and shortnumber: binding with each order number left out ("the brownie tray came
+yesterday") or written "(CR)", three tokens instead of six. mixed-train: binding's and adjacent's
+training mail together (ids and pair ids prefixed far- and near-), validated on binding's.
+
+Usage: bench/binding_probe.py OUT_DIR   (writes {binding,nonumber,shortnumber,adjacent,neighbour}-
+{train,valid,test,test-unseen}.jsonl, match-{train,valid,test}.jsonl and mixed-train.jsonl; the
+same files every run)
 """
 import argparse
 import os
 import random
+import re
 import sys
 
 from jsonl import save
@@ -80,6 +86,16 @@ def binding_pairs(rng, items, n, prefix, came_states=CAME, due_states=DUE, order
     return out
 
 
+def renumbered(records, number):
+    """The records with every " (CR-12345)" replaced by `number`, on both sides of each pair."""
+    return [dict(r, text=re.sub(r" \(CR-\d+\)", number, r["text"])) for r in records]
+
+
+def prefixed(records, prefix):
+    """The records with ids and pair ids prefixed, so that two files' pairs stay apart."""
+    return [dict(r, id=prefix + r["id"], pair=prefix + r["pair"]) for r in records]
+
+
 def state_only(records):
     came = {label for (_, state), label in LABEL.items() if state == "came"}
     return [dict(r, label="came" if r["label"] in came else "due") for r in records]
@@ -112,8 +128,12 @@ def main():
     except OSError as e:
         sys.exit(f"binding_probe: {out}: cannot make the folder ({e.strerror})")
     rng = random.Random(1)
+    binding = {}
     for name, items, n in splits(ITEMS):
-        save(os.path.join(out, f"binding-{name}.jsonl"), binding_pairs(rng, items, n, name))
+        binding[name] = binding_pairs(rng, items, n, name)
+        save(os.path.join(out, f"binding-{name}.jsonl"), binding[name])
+        save(os.path.join(out, f"nonumber-{name}.jsonl"), renumbered(binding[name], ""))
+        save(os.path.join(out, f"shortnumber-{name}.jsonl"), renumbered(binding[name], " (CR)"))
     for name, n in [("train", 3000), ("valid", 300), ("test", 300)]:
         save(os.path.join(out, f"match-{name}.jsonl"), match_pairs(rng, n, name))
     rng = random.Random(1)  # its own stream: the files above stay as they were
@@ -121,6 +141,9 @@ def main():
         records = binding_pairs(rng, items, n, name, CAME_WORD, DUE_WORD, NEAR)
         save(os.path.join(out, f"adjacent-{name}.jsonl"), records)
         save(os.path.join(out, f"neighbour-{name}.jsonl"), state_only(records))
+        if name == "train":
+            mixed = prefixed(binding[name], "far-") + prefixed(records, "near-")
+            save(os.path.join(out, "mixed-train.jsonl"), mixed)
     return 0
 
 
