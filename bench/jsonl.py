@@ -19,6 +19,8 @@ def save(path, records):
         f = open(part, "x", encoding="utf-8")  # a file or link already there is not ours to touch
     except FileExistsError:
         raise SystemExit(f"{part}: already there; {path} not written") from None
+    except OSError as e:
+        raise SystemExit(f"{path}: cannot write ({e.strerror})") from None
     try:
         with f:
             for r in records:
@@ -26,9 +28,11 @@ def save(path, records):
         if os.path.exists(path):
             shutil.copymode(path, part)
         os.replace(part, path)
-    except BaseException:
+    except BaseException as e:
         if os.path.exists(part):
             os.remove(part)
+        if isinstance(e, OSError):  # a full disk, say: one line, like the errors above
+            raise SystemExit(f"{path}: cannot write ({e.strerror}); not written") from None
         raise
 
 
