@@ -22,7 +22,13 @@ const std::string& scratch_path() {
   return path;
 }
 
+// libFuzzer ends a timed run with exit(), so the scratch file goes with the process.
+void remove_scratch() { std::remove(scratch_path().c_str()); }
+
 void write_scratch(const uint8_t* data, size_t size) {
+  // The path is made first, so its destructor runs after the handler (exit runs them backwards).
+  static const bool registered = !scratch_path().empty() && std::atexit(remove_scratch) == 0;
+  if (!registered) std::abort();
   std::FILE* f = std::fopen(scratch_path().c_str(), "wb");
   if (!f) std::abort();
   if (size && std::fwrite(data, 1, size, f) != size) std::abort();
