@@ -18,11 +18,13 @@ asked item's state alone, without the request's verb.
 
 nonumber and shortnumber: binding with each order number left out ("the brownie tray came
 yesterday") or written "(CR)", three tokens instead of six. mixed-train: binding's and adjacent's
-training mail together (ids and pair ids prefixed far- and near-), validated on binding's.
+training mail together (ids and pair ids prefixed far- and near-), validated on binding's;
+double-train: binding's training mail and as many more pairs of it, the same items (mixed-train's
+control: as much mail, all of it far).
 
 Usage: bench/binding_probe.py OUT_DIR   (writes {binding,nonumber,shortnumber,adjacent,neighbour}-
-{train,valid,test,test-unseen}.jsonl, match-{train,valid,test}.jsonl and mixed-train.jsonl; the
-same files every run)
+{train,valid,test,test-unseen}.jsonl, match-{train,valid,test}.jsonl, mixed-train.jsonl and
+double-train.jsonl; the same files every run)
 """
 import argparse
 import os
@@ -144,6 +146,10 @@ def main():
         if name == "train":
             mixed = prefixed(binding[name], "far-") + prefixed(records, "near-")
             save(os.path.join(out, "mixed-train.jsonl"), mixed)
+    rng = random.Random(2)  # its own stream again
+    _, seen, n = splits(ITEMS)[0]
+    more = binding_pairs(rng, seen, n, "more")
+    save(os.path.join(out, "double-train.jsonl"), binding["train"] + more)
     return 0
 
 
