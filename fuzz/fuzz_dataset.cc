@@ -14,21 +14,20 @@
 
 namespace {
 
+// Never destroyed, so the exit handler below can still read it.
 const std::string& scratch_path() {
-  static const std::string path = [] {
+  static const std::string* path = [] {
     const char* dir = std::getenv("TMPDIR");
-    return std::string(dir ? dir : "/tmp") + "/router_fuzz_dataset." + std::to_string(::getpid());
+    return new std::string(std::string(dir ? dir : "/tmp") + "/router_fuzz_dataset." +
+                           std::to_string(::getpid()));
   }();
-  return path;
+  return *path;
 }
 
 // libFuzzer ends a timed run with exit(), so the scratch file goes with the process.
 void remove_scratch() { std::remove(scratch_path().c_str()); }
 
 void write_scratch(const uint8_t* data, size_t size) {
-  // The path is made first, so its destructor runs after the handler (exit runs them backwards).
-  static const bool registered = !scratch_path().empty() && std::atexit(remove_scratch) == 0;
-  if (!registered) std::abort();
   std::FILE* f = std::fopen(scratch_path().c_str(), "wb");
   if (!f) std::abort();
   if (size && std::fwrite(data, 1, size, f) != size) std::abort();
@@ -36,6 +35,11 @@ void write_scratch(const uint8_t* data, size_t size) {
 }
 
 }  // namespace
+
+extern "C" int LLVMFuzzerInitialize(int*, char***) {
+  if (std::atexit(remove_scratch) != 0) std::abort();
+  return 0;
+}
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   write_scratch(data, size);

@@ -74,17 +74,16 @@ maxlen_for() {
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:intercept_tls_get_addr=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}
 # A target that needs a file (dataset) writes it under TMPDIR: here, inside the build folder,
-# and a run that ends normally removes it.
+# emptied before each target, and a run that ends normally removes it.
 export TMPDIR=$PWD/$out/tmp
-rm -rf "$TMPDIR"
-mkdir -p "$TMPDIR"
 status=0
 summary=()
 for t in "${targets[@]}"; do
   corpus=$out/corpus/$t
   artifacts=$out/artifacts/$t
   log=$out/fuzz_$t.log
-  mkdir -p "$corpus" "$artifacts"
+  rm -rf "$TMPDIR"
+  mkdir -p "$corpus" "$artifacts" "$TMPDIR"
   echo "fuzz: $t for ${seconds}s" >&2
   rc=0
   # -timeout: one input taking over 10 s is a hang; -rss_limit_mb also caps single allocations.
