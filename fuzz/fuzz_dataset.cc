@@ -1,11 +1,12 @@
 // libFuzzer target: arbitrary bytes as a dataset file, JSON Lines or a JSON array, read through
 // RecordReader and read_examples exactly as `batch`, `eval` and `train` read them. The reader
-// takes a path, so each input is written to one scratch file. Promise checked: records or an
-// InputError naming the place, never a crash.
+// takes a path, so each input goes into an anonymous in-memory file (memfd) and is read by its
+// /proc/self/fd path: nothing is written to disk, so nothing is left behind however a run ends.
+// Promise checked: records or an InputError naming the place, never a crash.
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 
@@ -14,37 +15,31 @@
 
 namespace {
 
-// Never destroyed, so the exit handler below can still read it.
-const std::string& scratch_path() {
-  static const std::string* path = [] {
-    const char* dir = std::getenv("TMPDIR");
-    return new std::string(std::string(dir ? dir : "/tmp") + "/router_fuzz_dataset." +
-                           std::to_string(::getpid()));
-  }();
-  return *path;
-}
-
-// libFuzzer ends a timed run with exit(), so the scratch file goes with the process.
-void remove_scratch() { std::remove(scratch_path().c_str()); }
+int scratch_fd = -1;
+std::string scratch_path;
 
 void write_scratch(const uint8_t* data, size_t size) {
-  std::FILE* f = std::fopen(scratch_path().c_str(), "wb");
-  if (!f) std::abort();
-  if (size && std::fwrite(data, 1, size, f) != size) std::abort();
-  std::fclose(f);
+  if (::ftruncate(scratch_fd, 0) != 0) std::abort();
+  for (size_t done = 0; done < size;) {
+    const ssize_t n = ::pwrite(scratch_fd, data + done, size - done, static_cast<off_t>(done));
+    if (n <= 0) std::abort();
+    done += static_cast<size_t>(n);
+  }
 }
 
 }  // namespace
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {
-  if (std::atexit(remove_scratch) != 0) std::abort();
+  scratch_fd = ::memfd_create("router_fuzz_dataset", MFD_CLOEXEC);
+  if (scratch_fd < 0) std::abort();
+  scratch_path = "/proc/self/fd/" + std::to_string(scratch_fd);
   return 0;
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   write_scratch(data, size);
   try {
-    router::RecordReader reader(scratch_path());
+    router::RecordReader reader(scratch_path);
     router::Record r;
     while (reader.next(r)) {
       try {
@@ -55,7 +50,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const router::InputError&) {
   }
   try {
-    router::read_examples(scratch_path(), /*need_label=*/false);
+    router::read_examples(scratch_path, /*need_label=*/false);
   } catch (const router::InputError&) {
   }
   return 0;
