@@ -137,9 +137,10 @@ TEST_F(Hostile, OnlyEmojiIsClassifiedThroughBytePieces) {
 
 // ---- Size ------------------------------------------------------------------------------------
 
-// The rule: the whole email is read and tokenised (linear time: normalisation and
-// pre-tokenisation are single passes and each pre-token is at most 64 code points), then only
-// the first max_len tokens go through the model, so attention never sees more than max_len.
+// The rule: the whole email is normalised and pre-tokenised (single passes, linear time), only
+// its first max_len + 1 words become subword ids (each word is at least one), enough to know
+// whether it was cut, and only the first max_len ids go through the model, so attention never
+// sees more than max_len.
 TEST_F(Hostile, TenMegabyteEmailIsCutToMaxLenWithAWarning) {
   const std::string email = long_email(10 << 20);
   const auto start = std::chrono::steady_clock::now();

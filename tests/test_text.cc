@@ -4,6 +4,7 @@
 // must hold for any input (valid output, no crash, idempotence, tokens cover the text).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <fstream>
@@ -349,6 +350,19 @@ TEST(Pretokenize, ReturnsViewsIntoTheTextInOrder) {
     EXPECT_GE(t.data(), cursor) << "tokens must be views into the text, in order";
     EXPECT_LE(t.data() + t.size(), text.data() + text.size());
     cursor = t.data() + t.size();
+  }
+}
+
+TEST(Pretokenize, MaxTokensGivesTheFirstTokens) {
+  std::mt19937 rng(31);
+  for (int i = 0; i < 2000; ++i) {
+    const std::string text = normalize(random_bytes(rng, 48));
+    const auto all = pretokenize(text);
+    for (std::size_t n = 0; n <= all.size() + 1; ++n) {
+      const auto some = pretokenize(text, n);
+      ASSERT_EQ(some.size(), std::min(n, all.size())) << show(text);
+      ASSERT_TRUE(std::equal(some.begin(), some.end(), all.begin())) << show(text);
+    }
   }
 }
 

@@ -229,6 +229,46 @@ TEST(Tokenizer, LongEmailEncodesLikeItsWords) {
   EXPECT_TRUE(ids == word_by_word) << "encoding the whole email differs from word by word";
 }
 
+// encode(text, enough) reads only the first enough + 1 words. Since each word is at least one id,
+// that must be the whole encoding when it has at most `enough` ids, and otherwise a prefix of it
+// longer than `enough`: a reader of `enough` ids gets the same ids and knows the text was cut.
+// Checked on the corpus, the golden cases (invalid UTF-8, scripts, emoji, bytes outside the
+// vocabulary), random bytes and a long email, with the whole model and with a cut-down one.
+TEST(Tokenizer, EncodingEnoughIdsIsAPrefixOfTheWholeEncoding) {
+  const Tokenizer& tok = fixture_tokenizer();
+  std::vector<std::string> texts = load_corpus();
+  const json doc = load_cases_doc();
+  for (const auto& c : doc.at("cases")) texts.push_back(case_input(c));
+  std::mt19937 rng(11);
+  for (int i = 0; i < 100; ++i) {
+    std::string text(1 + rng() % 200, ' ');
+    for (char& ch : text) ch = static_cast<char>(rng());
+    texts.push_back(text);
+  }
+  std::string email;
+  for (std::size_t i = 0; email.size() < 20 * 1024; ++i) email += texts[i % texts.size()] + "\n";
+  texts.push_back(email);
+  for (const std::string& text : texts) {
+    const std::vector<int32_t> all = tok.encode(text);
+    const size_t just_short = all.empty() ? 0 : all.size() - 1;
+    for (const size_t enough :
+         {size_t{0}, size_t{1}, size_t{2}, size_t{7}, size_t{32}, just_short, all.size()}) {
+      const Tokenizer fresh = Tokenizer::from_trusted(tok.serialized(), tok.vocab_size(), {});
+      for (const Tokenizer* t : {&tok, &fresh}) {
+        const std::vector<int32_t> some = t->encode(text, enough);
+        if (all.size() <= enough) {
+          EXPECT_EQ(some, all) << "enough " << enough << ": " << text;
+        } else {
+          ASSERT_GT(some.size(), enough) << text;
+          ASSERT_LE(some.size(), all.size()) << text;
+          EXPECT_TRUE(std::equal(some.begin(), some.end(), all.begin()))
+              << "enough " << enough << ": " << text;
+        }
+      }
+    }
+  }
+}
+
 // encode() answers repeated words from a per-thread cache; encode_pieces() always runs
 // SentencePiece on whole chunks of text. Both must agree on every line, on the first pass (cache
 // filling), on the second (cache hits), and with two vocabularies used in turn on one thread.

@@ -128,7 +128,7 @@ void Model::borrow_embedding(const float* rows) {
 }
 
 std::vector<int32_t> Model::encode(std::string_view text, bool* truncated) const {
-  std::vector<int32_t> ids = tokenizer_.encode(text);
+  std::vector<int32_t> ids = tokenizer_.encode(text, static_cast<size_t>(config_.max_len));
   if (ids.empty()) throw InputError("the email is empty (no text after normalisation)");
   const bool cut = static_cast<int>(ids.size()) > config_.max_len;
   if (cut) ids.resize(config_.max_len);  // documented rule: keep the first max_len tokens

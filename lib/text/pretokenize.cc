@@ -144,10 +144,10 @@ CharClass classify_char(char32_t cp) {
   return CharClass::kLetter;
 }
 
-std::vector<std::string_view> pretokenize(std::string_view text) {
+std::vector<std::string_view> pretokenize(std::string_view text, std::size_t max_tokens) {
   std::vector<std::string_view> tokens;
   std::size_t pos = 0;
-  while (pos < text.size()) {
+  while (pos < text.size() && tokens.size() < max_tokens) {
     const Unit first = read_unit(text, pos);
     if (first.cls == CharClass::kSpace || first.cls == CharClass::kJoiner) {
       pos = first.end;  // separators, and invisible joiners with nothing to join

@@ -18,6 +18,8 @@
 // Invisible joiners that join nothing are skipped. Never throws; linear time.
 #pragma once
 
+#include <cstddef>
+#include <limits>
 #include <string_view>
 #include <vector>
 
@@ -40,7 +42,9 @@ enum class CharClass {
 CharClass classify_char(char32_t cp);
 
 // `text` should be the output of normalize(); other text is handled too (any ill-formed UTF-8
-// reads as U+FFFD, a symbol) but is not lowercased or cleaned.
-std::vector<std::string_view> pretokenize(std::string_view text);
+// reads as U+FFFD, a symbol) but is not lowercased or cleaned. At most `max_tokens`: the first
+// ones, as a single pass left to right finds them.
+std::vector<std::string_view> pretokenize(
+    std::string_view text, std::size_t max_tokens = std::numeric_limits<std::size_t>::max());
 
 }  // namespace router

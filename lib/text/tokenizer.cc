@@ -365,7 +365,7 @@ void Tokenizer::encode_with_subset(const std::vector<std::string_view>& words, C
   }
 }
 
-std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
+std::vector<int32_t> Tokenizer::encode(std::string_view raw, size_t enough) const {
   thread_local WordCache cache;
   if (cache.key != cache_key_) {
     cache.ids.clear();
@@ -373,7 +373,7 @@ std::vector<int32_t> Tokenizer::encode(std::string_view raw) const {
   }
   std::vector<int32_t> ids;
   const std::string normalized = normalize(raw);
-  const std::vector<std::string_view> words = pretokenize(normalized);
+  const std::vector<std::string_view> words = pretokenize(normalized, enough + 1);
   if (!parsed()) encode_with_subset(words, cache);
   for (const std::string_view word : words) {
     if (word.size() > kMaxCachedBytes) {

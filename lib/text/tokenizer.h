@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -55,7 +56,11 @@ class Tokenizer {
   ~Tokenizer();
 
   // Full pipeline: raw bytes (any, even invalid UTF-8) -> ids. Empty when the text has no tokens.
-  std::vector<int32_t> encode(std::string_view raw) const;
+  // With `enough`, only the first `enough` + 1 words are encoded. Each word is at least one id, so
+  // the result is the whole encoding or a prefix of it longer than `enough`: all that a reader of
+  // `enough` ids needs, cut or not, and a huge text costs one pass to normalise, not more.
+  std::vector<int32_t> encode(std::string_view raw,
+                              size_t enough = std::numeric_limits<size_t>::max() - 1) const;
   // BPE-dropout (Provilkov et al., 2020), for training: each of `texts` encoded with every merge
   // skipped with probability `dropout`, so that a word shows up in several segmentations. The
   // same texts, dropout and seed give the same ids, whatever the process did before: SentencePiece
