@@ -69,6 +69,15 @@ std::string case_input(const json& c) {
                                  : c.at("input").get<std::string>();
 }
 
+// The corpus and the golden cases' inputs (invalid UTF-8, scripts, digits, emoji, bytes outside
+// the vocabulary), to which a test adds texts of its own.
+std::vector<std::string> corpus_and_cases() {
+  std::vector<std::string> texts = load_corpus();
+  const json doc = load_cases_doc();
+  for (const auto& c : doc.at("cases")) texts.push_back(case_input(c));
+  return texts;
+}
+
 // ---- golden pieces and the properties of a trained tokenizer ---------------------------------
 
 TEST(Tokenizer, GoldenPieces) {
@@ -236,9 +245,7 @@ TEST(Tokenizer, LongEmailEncodesLikeItsWords) {
 // vocabulary), random bytes and a long email, with the whole model and with a cut-down one.
 TEST(Tokenizer, EncodingEnoughIdsIsAPrefixOfTheWholeEncoding) {
   const Tokenizer& tok = fixture_tokenizer();
-  std::vector<std::string> texts = load_corpus();
-  const json doc = load_cases_doc();
-  for (const auto& c : doc.at("cases")) texts.push_back(case_input(c));
+  std::vector<std::string> texts = corpus_and_cases();
   std::mt19937 rng(11);
   for (int i = 0; i < 100; ++i) {
     std::string text(1 + rng() % 200, ' ');
@@ -494,9 +501,7 @@ std::string patched(std::string s, const std::string& from, const std::string& t
 // made of random bytes. A fresh tokenizer on trust does that without parsing the whole model.
 TEST(Tokenizer, CutDownModelEncodesLikeTheWholeModel) {
   const Tokenizer& tok = fixture_tokenizer();
-  std::vector<std::string> texts = load_corpus();
-  const json doc = load_cases_doc();
-  for (const auto& c : doc.at("cases")) texts.push_back(case_input(c));
+  std::vector<std::string> texts = corpus_and_cases();
   std::mt19937 rng(5);
   for (int i = 0; i < 300; ++i) {
     std::string word(1 + rng() % 12, ' ');
